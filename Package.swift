@@ -1,0 +1,62 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module layout and dependency direction: see docs/ARCHITECTURE.md.
+// Storage <- Auth, VideoRegistry, CloudHooks <- SocialAPI <- pacenote; HTTP is used by SocialAPI only.
+// JSON, Telemetry and Crypto are leaf utilities any module may use.
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Pacenote",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pacenote", targets: ["pacenote"]),
+    ],
+    targets: [
+        // C libraries from Debian, one system-library target each.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // Leaf utilities.
+        .target(name: "JSON", swiftSettings: swiftSettings),
+        .target(name: "Telemetry", dependencies: ["JSON"], swiftSettings: swiftSettings),
+        .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+
+        // Storage and the domain.
+        .target(
+            name: "Storage",
+            dependencies: ["CSQLite", "Telemetry"],
+            resources: [.embedInCode("migrations/sqlite")],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD", "JSON", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "Auth", dependencies: ["Storage", "Crypto", "CCrypt", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "VideoRegistry", dependencies: ["Storage", "Auth"], swiftSettings: swiftSettings),
+        .target(name: "CloudHooks", dependencies: ["Storage", "Telemetry"], swiftSettings: swiftSettings),
+        .target(
+            name: "SocialAPI",
+            dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Crypto", "Telemetry"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "pacenote",
+            dependencies: ["SocialAPI", "Storage", "Auth", "HTTP", "Telemetry"],
+            swiftSettings: swiftSettings
+        ),
+
+        // Tests: one target per module, plus end-to-end tests against the real binary.
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage"]),
+        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["pacenote"]),
+    ]
+)

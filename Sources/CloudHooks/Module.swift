@@ -1,0 +1,1 @@
+// CloudHooks module: placeholder until its first source file lands.

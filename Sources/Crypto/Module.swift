@@ -1,0 +1,1 @@
+// Crypto module: placeholder until its first source file lands.

@@ -1,0 +1,1 @@
+// HTTP module: placeholder until its first source file lands.

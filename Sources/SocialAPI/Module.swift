@@ -1,0 +1,1 @@
+// SocialAPI module: placeholder until its first source file lands.

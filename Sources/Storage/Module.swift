@@ -1,0 +1,1 @@
+// Storage module: placeholder until its first source file lands.

@@ -1,0 +1,1 @@
+// Telemetry module: placeholder until its first source file lands.

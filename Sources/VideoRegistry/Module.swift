@@ -1,0 +1,1 @@
+// VideoRegistry module: placeholder until its first source file lands.

@@ -1,0 +1,1 @@
+// AuthTests: placeholder until its first test file lands.

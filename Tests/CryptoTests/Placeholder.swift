@@ -1,0 +1,1 @@
+// CryptoTests: placeholder until its first test file lands.

@@ -1,0 +1,1 @@
+// EndToEndTests: placeholder until its first test file lands.

@@ -1,0 +1,1 @@
+// HTTPTests: placeholder until its first test file lands.

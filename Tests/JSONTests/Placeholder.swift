@@ -1,0 +1,1 @@
+// JSONTests: placeholder until its first test file lands.

@@ -1,0 +1,1 @@
+// SocialAPITests: placeholder until its first test file lands.

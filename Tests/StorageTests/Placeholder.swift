@@ -1,0 +1,1 @@
+// StorageTests: placeholder until its first test file lands.

@@ -1,0 +1,1 @@
+// TelemetryTests: placeholder until its first test file lands.

@@ -1,0 +1,46 @@
+-- Accounts, sessions and login throttling.
+-- Times are INTEGER milliseconds since the Unix epoch (UTC); ids are opaque TEXT.
+
+CREATE TABLE users (
+    id                         TEXT PRIMARY KEY,
+    username                   TEXT NOT NULL,
+    -- Lower-cased copies carry the case-insensitive uniqueness (API.md).
+    username_key               TEXT NOT NULL UNIQUE,
+    email                      TEXT NOT NULL,
+    email_key                  TEXT NOT NULL UNIQUE,
+    email_verified             INTEGER NOT NULL DEFAULT 0 CHECK (email_verified IN (0, 1)),
+    display_name               TEXT NOT NULL,
+    avatar_url                 TEXT,
+    password_hash              TEXT NOT NULL,
+    role                       TEXT NOT NULL DEFAULT 'user' CHECK (role IN ('user', 'moderator', 'admin')),
+    notify_new_videos          INTEGER NOT NULL DEFAULT 1 CHECK (notify_new_videos IN (0, 1)),
+    notify_my_activity         INTEGER NOT NULL DEFAULT 1 CHECK (notify_my_activity IN (0, 1)),
+    notify_following_activity  INTEGER NOT NULL DEFAULT 0 CHECK (notify_following_activity IN (0, 1)),
+    followers_count            INTEGER NOT NULL DEFAULT 0 CHECK (followers_count >= 0),
+    following_count            INTEGER NOT NULL DEFAULT 0 CHECK (following_count >= 0),
+    videos_count               INTEGER NOT NULL DEFAULT 0 CHECK (videos_count >= 0),
+    banned_at                  INTEGER,
+    ban_reason                 TEXT,
+    created_at                 INTEGER NOT NULL,
+    updated_at                 INTEGER NOT NULL
+) STRICT;
+
+-- Only the SHA-256 of a session token is stored (hex), so a leaked database leaks no session.
+CREATE TABLE sessions (
+    token_hash    TEXT PRIMARY KEY,
+    user_id       TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    created_at    INTEGER NOT NULL,
+    expires_at    INTEGER NOT NULL,
+    last_used_at  INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX sessions_user_id ON sessions (user_id);
+
+-- Failed logins per login name (lower-cased), whether or not an account has that name,
+-- so that a lockout reveals nothing about which names exist.
+CREATE TABLE login_throttle (
+    login_key     TEXT PRIMARY KEY,
+    failures      INTEGER NOT NULL,
+    window_start  INTEGER NOT NULL,
+    locked_until  INTEGER
+) STRICT, WITHOUT ROWID;
