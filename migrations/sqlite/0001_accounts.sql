@@ -30,8 +30,7 @@ CREATE TABLE sessions (
     token_hash    TEXT PRIMARY KEY,
     user_id       TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     created_at    INTEGER NOT NULL,
-    expires_at    INTEGER NOT NULL,
-    last_used_at  INTEGER NOT NULL
+    expires_at    INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX sessions_user_id ON sessions (user_id);

@@ -1,0 +1,36 @@
+import Foundation
+
+/// A fixed set of connections lent to one thread at a time; a borrower past the last
+/// free connection waits until one comes back.
+final class ConnectionPool<Connection: AnyObject>: @unchecked Sendable {
+    // @unchecked: `idle` is only touched under `lock`; `available` counts idle entries, so a
+    // thread that passes `wait()` is guaranteed one, which it alone then uses.
+    private var idle: [Connection]
+    private let lock = NSLock()
+    private let available: DispatchSemaphore
+
+    init(_ connections: [Connection]) {
+        idle = connections
+        available = DispatchSemaphore(value: connections.count)
+    }
+
+    func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
+        available.wait()
+        lock.lock()
+        let connection = idle.removeLast()
+        lock.unlock()
+        defer {
+            lock.lock()
+            idle.append(connection)
+            lock.unlock()
+            available.signal()
+        }
+        return try body(connection)
+    }
+
+    func closeAll(_ close: (Connection) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        idle.forEach(close)
+    }
+}

@@ -1,0 +1,41 @@
+/// A connection lent for the duration of one `read` or `write` closure.
+///
+/// Not Sendable, and valid only inside the closure it was handed to: the pool takes it
+/// back when the closure returns.
+public protocol DatabaseConnection: AnyObject {
+    var dialect: SQLDialect { get }
+    /// Runs a statement that returns no rows; answers how many rows it changed.
+    @discardableResult
+    func execute(_ sql: SQL) throws(StorageError) -> Int
+    /// Runs a query and decodes every row.
+    func fetchAll(_ sql: SQL) throws(StorageError) -> [Row]
+    /// Runs a query and decodes its first row, if any.
+    func fetchOne(_ sql: SQL) throws(StorageError) -> Row?
+    /// Runs several trusted statements separated by semicolons (migrations).
+    func executeScript(_ sql: SQL) throws(StorageError)
+}
+
+extension DatabaseConnection {
+    /// The first column of the first row, decoded.
+    public func fetchValue<T: DatabaseValueConvertible>(_ sql: SQL, as type: T.Type = T.self) throws(StorageError) -> T? {
+        guard let row = try fetchOne(sql) else { return nil }
+        return try row.decode(at: 0, as: T.self)
+    }
+}
+
+/// The storage seam both drivers implement.
+///
+/// `read` hands out a connection inside one consistent snapshot; `write` runs the closure
+/// in one transaction that commits when it returns and rolls back when it throws (the
+/// error is rethrown unchanged). Calls block the calling thread, which is always a
+/// server or worker thread, never Swift's cooperative pool. Don't nest calls on one
+/// thread: a `write` inside a `write` would wait for itself.
+public protocol Database: Sendable {
+    var dialect: SQLDialect { get }
+    func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T
+    func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T
+    /// True when the database answers a trivial query (health checks).
+    func ping() -> Bool
+    /// Closes every connection; calls after this fail.
+    func close()
+}

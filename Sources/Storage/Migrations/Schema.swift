@@ -1,0 +1,14 @@
+/// Pacenote's schema, embedded in the binary from `migrations/<dialect>/NNNN_name.sql`
+/// so that one executable carries everything it needs.
+///
+/// SwiftPM's `embedInCode` turns each file into a byte array but offers no listing, so
+/// each file is named here once; `SchemaTests` fails when this list and the folder differ.
+public enum Schema {
+    public static let sqlite: [Migration] = [
+        migration("0001_accounts", PackageResources._001_accounts_sql),
+    ]
+
+    private static func migration(_ name: String, _ bytes: [UInt8]) -> Migration {
+        Migration(name: name, sql: String(decoding: bytes, as: UTF8.self))
+    }
+}

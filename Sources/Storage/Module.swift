@@ -1,1 +1,0 @@
-// Storage module: placeholder until its first source file lands.

@@ -1,0 +1,182 @@
+import CSQLite
+
+/// One `sqlite3*` handle with its prepared-statement cache.
+///
+/// Not Sendable: the pool lends it to one thread at a time, for one closure. The library
+/// is opened with SQLITE_OPEN_NOMUTEX ("multi-thread" mode, https://sqlite.org/threadsafe.html):
+/// safe as long as no two threads use the same connection at once, which the pool guarantees.
+final class SQLiteConnection: DatabaseConnection {
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    let dialect = SQLDialect.sqlite
+
+    // SQLITE_TRANSIENT is a cast macro Swift cannot import; -1 tells SQLite to copy the
+    // bound bytes before the call returns, so Swift's buffers may go away right after.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(path: String, flags: Int32) throws(StorageError) {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        handle = db
+        if rc != SQLITE_OK {
+            let error = makeError(rc, "sqlite3_open_v2", sql: nil)
+            sqlite3_close_v2(db)
+            handle = nil
+            throw error.storageError
+        }
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { close() }
+
+    func close() {
+        for (_, statement) in statements { sqlite3_finalize(statement) }
+        statements.removeAll()
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
+    }
+
+    // MARK: DatabaseConnection
+
+    @discardableResult
+    func execute(_ sql: SQL) throws(StorageError) -> Int {
+        let (text, binds) = sql.render(for: .sqlite)
+        let statement = try prepared(text)
+        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        try bind(binds, to: statement, sql: text)
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { break }
+            if rc != SQLITE_ROW { throw stepError(rc, sql: text) }
+        }
+        return Int(sqlite3_changes(handle))
+    }
+
+    func fetchAll(_ sql: SQL) throws(StorageError) -> [Row] {
+        var rows: [Row] = []
+        try query(sql) { row in rows.append(row); return true }
+        return rows
+    }
+
+    func fetchOne(_ sql: SQL) throws(StorageError) -> Row? {
+        var first: Row?
+        try query(sql) { row in first = row; return false }
+        return first
+    }
+
+    func executeScript(_ sql: SQL) throws(StorageError) {
+        let (text, binds) = sql.render(for: .sqlite)
+        precondition(binds.isEmpty, "scripts take no bound values")
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, text, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let detail = message.map { String(cString: $0) } ?? ""
+            sqlite3_free(message)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: detail, function: "sqlite3_exec", sql: nil).storageError
+        }
+    }
+
+    /// Copies this whole database into `target` in one backup step: the step reads one
+    /// WAL snapshot, so the copy is consistent while writers carry on.
+    func backup(into target: SQLiteConnection) throws(StorageError) {
+        guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
+            throw target.makeError(sqlite3_errcode(target.handle), "sqlite3_backup_init", sql: nil).storageError
+        }
+        let rc = sqlite3_backup_step(backup, -1)
+        sqlite3_backup_finish(backup)
+        guard rc == SQLITE_DONE else {
+            throw SQLiteError(code: rc, message: String(cString: sqlite3_errstr(rc)), function: "sqlite3_backup_step", sql: nil).storageError
+        }
+    }
+
+    // MARK: Statements
+
+    /// Steps through a query, decoding each row; `body` returns false to stop early.
+    private func query(_ sql: SQL, _ body: (Row) -> Bool) throws(StorageError) {
+        let (text, binds) = sql.render(for: .sqlite)
+        let statement = try prepared(text)
+        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        try bind(binds, to: statement, sql: text)
+        let count = Int(sqlite3_column_count(statement))
+        var columns: [String] = []
+        columns.reserveCapacity(count)
+        for i in 0..<count {
+            columns.append(sqlite3_column_name(statement, Int32(i)).map { String(cString: $0) } ?? "")
+        }
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { return }
+            guard rc == SQLITE_ROW else { throw stepError(rc, sql: text) }
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(count)
+            for i in 0..<Int32(count) { values.append(column(statement, i)) }
+            if !body(Row(columns: columns, values: values)) { return }
+        }
+    }
+
+    private func prepared(_ text: String) throws(StorageError) -> OpaquePointer {
+        if let cached = statements[text] { return cached }
+        guard let handle else { throw StorageError.connectionLost("connection closed") }
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw makeError(rc, "sqlite3_prepare_v3", sql: text).storageError
+        }
+        statements[text] = statement
+        return statement
+    }
+
+    private func bind(_ values: [DatabaseValue], to statement: OpaquePointer, sql: String) throws(StorageError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let rc: Int32
+            switch value {
+            case .null:
+                rc = sqlite3_bind_null(statement, index)
+            case .integer(let i):
+                rc = sqlite3_bind_int64(statement, index, i)
+            case .real(let d):
+                rc = sqlite3_bind_double(statement, index, d)
+            case .text(var s):
+                // Bound with an explicit byte length, so a NUL inside the string is kept.
+                rc = s.withUTF8 { buffer in
+                    sqlite3_bind_text(statement, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
+                }
+            case .blob(let bytes):
+                rc = bytes.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
+                }
+            }
+            if rc != SQLITE_OK { throw makeError(rc, "sqlite3_bind", sql: sql).storageError }
+        }
+    }
+
+    private func column(_ statement: OpaquePointer, _ index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard let pointer = sqlite3_column_text(statement, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard let pointer = sqlite3_column_blob(statement, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
+        default:
+            return .null
+        }
+    }
+
+    private func stepError(_ rc: Int32, sql: String) -> StorageError {
+        makeError(rc, "sqlite3_step", sql: sql).storageError
+    }
+
+    private func makeError(_ rc: Int32, _ function: String, sql: String?) -> SQLiteError {
+        let message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+        let code = handle.map { sqlite3_extended_errcode($0) } ?? rc
+        return SQLiteError(code: code, message: message, function: function, sql: sql)
+    }
+}

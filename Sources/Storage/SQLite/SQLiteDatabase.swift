@@ -1,0 +1,105 @@
+import CSQLite
+import Foundation
+
+/// The embedded default: one SQLite file in WAL mode, one writer connection, a pool of
+/// readers (GRDB's DatabasePool shape).
+///
+/// WAL lets readers work while the writer writes; a single writer connection serialises
+/// writes in this process without SQLITE_BUSY, and `busy_timeout` covers other processes
+/// (the `pacenote` command line run beside a server).
+public final class SQLiteDatabase: Database, @unchecked Sendable {
+    // @unchecked: `writer` is only touched while `writerLock` is held, and each reader
+    // connection is lent to one thread at a time by `readerPool`.
+
+    public struct Configuration: Sendable {
+        public var path: String
+        /// Reader connections; a read past this many at once waits for one to come back.
+        public var readers: Int = 4
+        public var busyTimeoutMillis: Int = 5_000
+        /// `NORMAL` in WAL mode never corrupts and never loses a committed write when the
+        /// process crashes; only a power loss may drop the last transactions. `FULL` also
+        /// survives power loss at the cost of an fsync per commit (https://sqlite.org/pragma.html#pragma_synchronous).
+        public var synchronousFull: Bool = false
+
+        public init(path: String) { self.path = path }
+    }
+
+    public let dialect = SQLDialect.sqlite
+    private let writer: SQLiteConnection
+    private let writerLock = NSLock()
+    private let readerPool: ConnectionPool<SQLiteConnection>
+
+    public init(configuration: Configuration) throws(StorageError) {
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        writer = try SQLiteConnection(path: configuration.path, flags: flags)
+        try writer.execute(SQL(unsafeSQL: "PRAGMA busy_timeout = \(configuration.busyTimeoutMillis)"))
+        // journal_mode answers with a row, so it goes through fetchOne.
+        _ = try writer.fetchOne("PRAGMA journal_mode = WAL")
+        try writer.execute(SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.synchronousFull ? "FULL" : "NORMAL")"))
+        try writer.execute("PRAGMA foreign_keys = ON")
+        try writer.execute("PRAGMA temp_store = MEMORY")
+
+        var readers: [SQLiteConnection] = []
+        for _ in 0..<max(1, configuration.readers) {
+            let reader = try SQLiteConnection(path: configuration.path, flags: SQLITE_OPEN_READWRITE)
+            try reader.execute(SQL(unsafeSQL: "PRAGMA busy_timeout = \(configuration.busyTimeoutMillis)"))
+            try reader.execute("PRAGMA foreign_keys = ON")
+            // Readers never write: a bug that tries fails loudly instead of racing the writer.
+            try reader.execute("PRAGMA query_only = ON")
+            readers.append(reader)
+        }
+        readerPool = ConnectionPool(readers)
+    }
+
+    public func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+        try readerPool.withConnection { connection in
+            // One deferred transaction, so that several statements see one snapshot.
+            try connection.execute("BEGIN")
+            do {
+                let result = try body(connection)
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    public func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        // IMMEDIATE takes the write lock up front, so another process makes us wait
+        // (busy_timeout) at BEGIN rather than fail half-way through.
+        try writer.execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body(writer)
+            try writer.execute("COMMIT")
+            return result
+        } catch {
+            _ = try? writer.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    public func ping() -> Bool {
+        (try? read { connection in try connection.fetchValue("SELECT 1", as: Int.self) }) == 1
+    }
+
+    public func close() {
+        writerLock.lock()
+        writer.close()
+        writerLock.unlock()
+        readerPool.closeAll { $0.close() }
+    }
+
+    /// Writes a consistent copy of the live database to `path` with SQLite's online backup
+    /// API (https://sqlite.org/backup.html); writers wait only for each step's page copy.
+    public func backup(to path: String) throws(StorageError) {
+        let target = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        defer { target.close() }
+        try readerPool.withConnection { (source: SQLiteConnection) throws(StorageError) in
+            try source.backup(into: target)
+        }
+    }
+}

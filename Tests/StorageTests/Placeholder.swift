@@ -1,1 +1,0 @@
-// StorageTests: placeholder until its first test file lands.

@@ -1,0 +1,140 @@
+import XCTest
+@testable import Storage
+
+final class SQLiteDatabaseTests: XCTestCase {
+    private func makeTable(_ db: any Database) throws {
+        try db.write { c in
+            try c.execute("CREATE TABLE items (id TEXT PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0), label TEXT, data BLOB, score REAL) STRICT")
+        }
+    }
+
+    func testValuesRoundTripExactly() throws {
+        let temp = try TemporaryDatabase()
+        try makeTable(temp.database)
+        let hostile = "quote ' \" back \\ nul \u{0} emoji 🏁 " + String(repeating: "é", count: 10_000)
+        try temp.database.write { c in
+            try c.execute("INSERT INTO items (id, n, label, data, score) VALUES (\("a"), \(Int64.max), \(hostile), \([UInt8]([0, 1, 255])), \(2.5))")
+            try c.execute("INSERT INTO items (id, n, label) VALUES (\("b"), \(0), \(String?.none))")
+        }
+        let rows = try temp.database.read { c in try c.fetchAll("SELECT * FROM items ORDER BY id") }
+        XCTAssertEqual(rows.count, 2)
+        XCTAssertEqual(try rows[0].decode("label", as: String.self), hostile)
+        XCTAssertEqual(try rows[0].decode("n", as: Int64.self), Int64.max)
+        XCTAssertEqual(try rows[0].decode("data", as: [UInt8].self), [0, 1, 255])
+        XCTAssertEqual(try rows[0].decode("score", as: Double.self), 2.5)
+        XCTAssertNil(try rows[1].decode("label", as: String?.self))
+        XCTAssertThrowsError(try rows[1].decode("label", as: String.self))
+        XCTAssertThrowsError(try rows[1].decode("missing", as: String.self))
+    }
+
+    func testConstraintViolationsKeepTheirKind() throws {
+        let temp = try TemporaryDatabase()
+        try makeTable(temp.database)
+        try temp.database.write { c in try c.execute("INSERT INTO items (id, n) VALUES ('a', 1)") }
+
+        XCTAssertThrowsError(try temp.database.write { c in try c.execute("INSERT INTO items (id, n) VALUES ('a', 2)") }) { error in
+            guard case StorageError.uniqueViolation(let constraint) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(constraint, "items.id")
+            XCTAssertTrue((error as? StorageError)?.isUniqueViolation(on: "id") ?? false)
+        }
+        XCTAssertThrowsError(try temp.database.write { c in try c.execute("INSERT INTO items (id, n) VALUES ('b', -1)") }) { error in
+            guard case StorageError.checkViolation = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try temp.database.write { c in try c.execute("INSERT INTO items (id) VALUES ('c')") }) { error in
+            guard case StorageError.notNullViolation = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try temp.database.write { c in try c.execute("SELEKT 1") }) { error in
+            guard case StorageError.driver(let driver as SQLiteError) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(driver.function, "sqlite3_prepare_v3")
+            XCTAssertEqual(driver.primaryCode, 1)
+        }
+    }
+
+    func testForeignKeysAreEnforced() throws {
+        let temp = try TemporaryDatabase()
+        try temp.database.write { c in
+            try c.executeScript("CREATE TABLE parent (id TEXT PRIMARY KEY); CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parent (id))")
+        }
+        XCTAssertThrowsError(try temp.database.write { c in try c.execute("INSERT INTO child VALUES ('c', 'nobody')") }) { error in
+            guard case StorageError.foreignKeyViolation = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testWriteRollsBackWhenTheClosureThrows() throws {
+        struct Refused: Error {}
+        let temp = try TemporaryDatabase()
+        try makeTable(temp.database)
+        XCTAssertThrowsError(try temp.database.write { c in
+            try c.execute("INSERT INTO items (id, n) VALUES ('a', 1)")
+            throw Refused()
+        }) { XCTAssertTrue($0 is Refused) }
+        let count = try temp.database.read { c in try c.fetchValue("SELECT COUNT(*) FROM items", as: Int.self) }
+        XCTAssertEqual(count, 0)
+        // The writer is usable again after the rollback.
+        try temp.database.write { c in try c.execute("INSERT INTO items (id, n) VALUES ('a', 1)") }
+    }
+
+    func testReadersRefuseToWrite() throws {
+        let temp = try TemporaryDatabase()
+        try makeTable(temp.database)
+        XCTAssertThrowsError(try temp.database.read { c in try c.execute("INSERT INTO items (id, n) VALUES ('a', 1)") })
+    }
+
+    func testParallelWritesAndReadsStayExact() throws {
+        let temp = try TemporaryDatabase(readers: 2)
+        try temp.database.write { c in
+            try c.executeScript("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO counter VALUES (1, 0)")
+        }
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: 200) { i in
+            do {
+                if i % 2 == 0 {
+                    try temp.database.write { c in try c.execute("UPDATE counter SET n = n + 1 WHERE id = 1") }
+                } else {
+                    _ = try temp.database.read { c in try c.fetchValue("SELECT n FROM counter", as: Int.self) }
+                }
+            } catch {
+                failures.add("\(error)")
+            }
+        }
+        XCTAssertEqual(failures.all, [])
+        XCTAssertEqual(try temp.database.read { c in try c.fetchValue("SELECT n FROM counter", as: Int.self) }, 100)
+    }
+
+    func testCommittedWritesSurviveReopening() throws {
+        let temp = try TemporaryDatabase()
+        try makeTable(temp.database)
+        try temp.database.write { c in try c.execute("INSERT INTO items (id, n) VALUES ('kept', 7)") }
+        temp.database.close()
+        let reopened = try SQLiteDatabase(configuration: .init(path: temp.directory.appendingPathComponent("test.sqlite").path))
+        defer { reopened.close() }
+        XCTAssertEqual(try reopened.read { c in try c.fetchValue("SELECT n FROM items WHERE id = 'kept'", as: Int.self) }, 7)
+    }
+
+    func testOnlineBackupIsAConsistentCopy() throws {
+        let temp = try TemporaryDatabase()
+        try makeTable(temp.database)
+        try temp.database.write { c in
+            for i in 0..<500 { try c.execute("INSERT INTO items (id, n) VALUES (\("i\(i)"), \(i))") }
+        }
+        let copyPath = temp.directory.appendingPathComponent("backup.sqlite").path
+        try temp.database.backup(to: copyPath)
+        let copy = try SQLiteDatabase(configuration: .init(path: copyPath))
+        defer { copy.close() }
+        XCTAssertEqual(try copy.read { c in try c.fetchValue("SELECT SUM(n) FROM items", as: Int.self) }, (0..<500).reduce(0, +))
+    }
+
+    func testPing() throws {
+        let temp = try TemporaryDatabase()
+        XCTAssertTrue(temp.database.ping())
+    }
+}
+
+/// Collects failures from concurrent closures.
+final class Failures: @unchecked Sendable {
+    // @unchecked: `items` is only touched under `lock`.
+    private let lock = NSLock()
+    private var items: [String] = []
+    func add(_ item: String) { lock.lock(); items.append(item); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return items }
+}
