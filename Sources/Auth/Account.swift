@@ -1,0 +1,79 @@
+import Storage
+
+/// What a user may do beyond their own data.
+public enum Role: String, Sendable, CaseIterable {
+    case user
+    case moderator
+    case admin
+
+    /// Moderators and admins see hidden content and act on flags.
+    public var canModerate: Bool { self != .user }
+}
+
+/// Which notifications a user receives (API.md "Notifications").
+public struct NotificationSettings: Sendable, Equatable {
+    public var newVideos: Bool
+    public var myActivity: Bool
+    public var followingActivity: Bool
+
+    public static let defaults = NotificationSettings(newVideos: true, myActivity: true, followingActivity: false)
+
+    public init(newVideos: Bool, myActivity: Bool, followingActivity: Bool) {
+        self.newVideos = newVideos
+        self.myActivity = myActivity
+        self.followingActivity = followingActivity
+    }
+}
+
+/// One account as the domain sees it. The password hash is deliberately not part of it,
+/// so no code path that renders an account can leak it.
+public struct Account: Sendable, Equatable {
+    public let id: String
+    public var username: String
+    public var email: String
+    public var emailVerified: Bool
+    public var displayName: String
+    public var avatarURL: String?
+    public var role: Role
+    public var notificationSettings: NotificationSettings
+    public var followersCount: Int
+    public var followingCount: Int
+    public var videosCount: Int
+    public var createdAt: Int64
+    public var bannedAt: Int64?
+
+    public var isBanned: Bool { bannedAt != nil }
+}
+
+extension Account {
+    /// The columns `init(row:)` reads, for SELECTs that build accounts.
+    static let columns: SQL = """
+        id, username, email, email_verified, display_name, avatar_url, role, notify_new_videos, \
+        notify_my_activity, notify_following_activity, followers_count, following_count, videos_count, \
+        created_at, banned_at
+        """
+
+    init(row: Row) throws {
+        id = try row.decode("id")
+        username = try row.decode("username")
+        email = try row.decode("email")
+        emailVerified = try row.decode("email_verified")
+        displayName = try row.decode("display_name")
+        avatarURL = try row.decode("avatar_url")
+        let roleName: String = try row.decode("role")
+        guard let role = Role(rawValue: roleName) else {
+            throw StorageError.decoding(column: "role", expected: "a role name")
+        }
+        self.role = role
+        notificationSettings = NotificationSettings(
+            newVideos: try row.decode("notify_new_videos"),
+            myActivity: try row.decode("notify_my_activity"),
+            followingActivity: try row.decode("notify_following_activity")
+        )
+        followersCount = try row.decode("followers_count")
+        followingCount = try row.decode("following_count")
+        videosCount = try row.decode("videos_count")
+        createdAt = try row.decode("created_at")
+        bannedAt = try row.decode("banned_at")
+    }
+}

@@ -1,0 +1,118 @@
+import Storage
+
+/// The SQL of the `users` table. Every method runs on a connection lent by a
+/// `read` or `write` closure, so callers choose the transaction.
+public struct AccountStore: Sendable {
+    public init() {}
+
+    /// A new account's row. The caller has validated every field and hashed the password.
+    struct NewAccount {
+        var id: String
+        var username: String
+        var email: String
+        var displayName: String
+        var passwordHash: String
+        var role: Role
+        var emailVerified: Bool = false
+        var createdAt: Int64
+    }
+
+    func insert(_ account: NewAccount, on connection: any DatabaseConnection) throws -> Account {
+        do {
+            try connection.execute("""
+                INSERT INTO users (id, username, username_key, email, email_key, email_verified, display_name,
+                                   password_hash, role, created_at, updated_at)
+                VALUES (\(account.id), \(account.username), \(Validation.key(account.username)), \(account.email),
+                        \(Validation.key(account.email)), \(account.emailVerified), \(account.displayName),
+                        \(account.passwordHash), \(account.role.rawValue), \(account.createdAt), \(account.createdAt))
+                """)
+        } catch {
+            throw Self.mapUniqueViolation(error)
+        }
+        return Account(
+            id: account.id, username: account.username, email: account.email, emailVerified: account.emailVerified,
+            displayName: account.displayName, avatarURL: nil, role: account.role,
+            notificationSettings: .defaults, followersCount: 0, followingCount: 0, videosCount: 0,
+            createdAt: account.createdAt, bannedAt: nil
+        )
+    }
+
+    /// The account with this id.
+    public func find(id: String, on connection: any DatabaseConnection) throws -> Account? {
+        try connection.fetchOne("SELECT \(Account.columns) FROM users WHERE id = \(id)").map(Account.init(row:))
+    }
+
+    /// The account with this id, or else with this username in any case (API.md
+    /// `GET /v1/users/{idOrUsername}`); an id match wins.
+    public func find(idOrUsername value: String, on connection: any DatabaseConnection) throws -> Account? {
+        if let account = try find(id: value, on: connection) { return account }
+        return try connection.fetchOne("SELECT \(Account.columns) FROM users WHERE username_key = \(Validation.key(value))")
+            .map(Account.init(row:))
+    }
+
+    /// The id and password hash for a login name (username or email, any case).
+    func credentials(login: String, on connection: any DatabaseConnection) throws -> (id: String, passwordHash: String)? {
+        let key = Validation.key(login)
+        let sql: SQL = login.contains("@")
+            ? "SELECT id, password_hash FROM users WHERE email_key = \(key)"
+            : "SELECT id, password_hash FROM users WHERE username_key = \(key)"
+        guard let row = try connection.fetchOne(sql) else { return nil }
+        return (try row.decode("id"), try row.decode("password_hash"))
+    }
+
+    func passwordHash(id: String, on connection: any DatabaseConnection) throws -> String? {
+        try connection.fetchValue("SELECT password_hash FROM users WHERE id = \(id)", as: String.self)
+    }
+
+    func setPasswordHash(_ hash: String, id: String, now: Int64, on connection: any DatabaseConnection) throws {
+        try connection.execute("UPDATE users SET password_hash = \(hash), updated_at = \(now) WHERE id = \(id)")
+    }
+
+    /// The changes a profile update makes; nil fields stay as they are (PATCH merges).
+    public struct ProfileChanges: Sendable {
+        public var displayName: String?
+        public var email: String?
+        public var newVideos: Bool?
+        public var myActivity: Bool?
+        public var followingActivity: Bool?
+        public init() {}
+    }
+
+    func update(id: String, _ changes: ProfileChanges, now: Int64, on connection: any DatabaseConnection) throws {
+        var assignments: [SQL] = ["updated_at = \(now)"]
+        if let name = changes.displayName { assignments.append("display_name = \(name)") }
+        if let email = changes.email {
+            // A changed address is no longer verified.
+            assignments.append("email = \(email), email_key = \(Validation.key(email)), email_verified = CASE WHEN email_key = \(Validation.key(email)) THEN email_verified ELSE 0 END")
+        }
+        if let on = changes.newVideos { assignments.append("notify_new_videos = \(on)") }
+        if let on = changes.myActivity { assignments.append("notify_my_activity = \(on)") }
+        if let on = changes.followingActivity { assignments.append("notify_following_activity = \(on)") }
+        do {
+            try connection.execute("UPDATE users SET \(SQL.joined(assignments, separator: ", ")) WHERE id = \(id)")
+        } catch {
+            throw Self.mapUniqueViolation(error)
+        }
+    }
+
+    /// Changes a role; answers false when no account has that id or username.
+    public func setRole(_ role: Role, idOrUsername: String, now: Int64, on connection: any DatabaseConnection) throws -> Account? {
+        guard let account = try find(idOrUsername: idOrUsername, on: connection) else { return nil }
+        try connection.execute("UPDATE users SET role = \(role.rawValue), updated_at = \(now) WHERE id = \(account.id)")
+        var updated = account
+        updated.role = role
+        return updated
+    }
+
+    func delete(id: String, on connection: any DatabaseConnection) throws {
+        try connection.execute("DELETE FROM users WHERE id = \(id)")
+    }
+
+    /// Turns the UNIQUE violations of `users` into the errors clients see; anything else passes through.
+    static func mapUniqueViolation(_ error: any Error) -> any Error {
+        guard let storage = error as? StorageError else { return error }
+        if storage.isUniqueViolation(on: "username_key") { return AuthError.usernameTaken }
+        if storage.isUniqueViolation(on: "email_key") { return AuthError.emailTaken }
+        return error
+    }
+}

@@ -1,0 +1,230 @@
+import Crypto
+import Storage
+import Telemetry
+
+/// Accounts and sessions (API.md "Accounts and sessions"): sign-up, login with lockout,
+/// session tokens, profile changes, password change, account deletion, roles.
+///
+/// Calls block on bcrypt (about 50 ms at cost 10) where a password is involved, so the
+/// HTTP layer runs those routes on its offload pool. No bcrypt ever runs while the
+/// database writer is held.
+public final class Accounts: Sendable {
+    public struct Configuration: Sendable {
+        public var bcryptCost: Int = 10
+        /// Sessions last this long and are extended on use once half of it has passed.
+        public var sessionLifetimeMillis: Int64 = 365 * 24 * 3_600 * 1_000
+        public var lockout = LoginThrottle.Policy()
+        public init() {}
+    }
+
+    /// A signed-in user and the token their client keeps.
+    public struct SignedIn: Sendable {
+        public let account: Account
+        public let token: SessionToken
+    }
+
+    /// Who is calling, as resolved from a session token on every request; the role is
+    /// read fresh each time so that role changes apply to open sessions at once.
+    public struct Identity: Sendable, Equatable {
+        public let userID: String
+        public let role: Role
+        /// The SHA-256 of the caller's token: enough to end this session, useless to an attacker.
+        public let sessionKey: String
+    }
+
+    private let database: any Database
+    private let configuration: Configuration
+    private let clock: any Clock
+    private let hasher: PasswordHasher
+    private let throttle: LoginThrottle
+    private let store = AccountStore()
+    private let sessions = SessionStore()
+
+    public init(database: any Database, configuration: Configuration = .init(), clock: any Clock = SystemClock()) {
+        self.database = database
+        self.configuration = configuration
+        self.clock = clock
+        hasher = PasswordHasher(cost: configuration.bcryptCost)
+        throttle = LoginThrottle(policy: configuration.lockout)
+    }
+
+    // MARK: Sign-up and accounts
+
+    /// Creates an account and its first session.
+    public func signUp(username: String, email: String, password: String, displayName: String?) throws -> SignedIn {
+        let account = try createAccount(username: username, email: email, password: password, displayName: displayName, role: .user) { account, connection in
+            let token = try SessionToken.generate()
+            try self.startSession(token: token, userID: account.id, on: connection)
+            return token
+        }
+        return SignedIn(account: account.0, token: account.1)
+    }
+
+    /// Creates an account without a session (the `pacenote user create` command).
+    public func createAccount(username: String, email: String, password: String, role: Role) throws -> Account {
+        try createAccount(username: username, email: email, password: password, displayName: nil, role: role) { _, _ in () }.0
+    }
+
+    private func createAccount<T>(
+        username: String, email: String, password: String, displayName: String?, role: Role,
+        then: (Account, any DatabaseConnection) throws -> T
+    ) throws -> (Account, T) {
+        let username = try Validation.username(username)
+        let email = try Validation.email(email)
+        let password = try Validation.password(password)
+        let displayName = try displayName.map { try Validation.displayName($0) } ?? username
+        let hash = try hasher.hash(password)
+        let now = clock.nowMillis()
+        let id = try SecureRandom.alphanumericID()
+        return try database.write { connection in
+            let account = try store.insert(
+                .init(id: id, username: username, email: email, displayName: displayName, passwordHash: hash, role: role, createdAt: now),
+                on: connection
+            )
+            return (account, try then(account, connection))
+        }
+    }
+
+    public func account(id: String) throws -> Account? {
+        try database.read { connection in try store.find(id: id, on: connection) }
+    }
+
+    public func account(idOrUsername: String) throws -> Account? {
+        try database.read { connection in try store.find(idOrUsername: idOrUsername, on: connection) }
+    }
+
+    /// Applies the given profile changes (PATCH merges: nil means unchanged) and answers the result.
+    public func updateProfile(_ identity: Identity, _ changes: AccountStore.ProfileChanges) throws -> Account {
+        var changes = changes
+        if let name = changes.displayName { changes.displayName = try Validation.displayName(name) }
+        if let email = changes.email { changes.email = try Validation.email(email) }
+        let now = clock.nowMillis()
+        return try database.write { connection in
+            try store.update(id: identity.userID, changes, now: now, on: connection)
+            guard let account = try store.find(id: identity.userID, on: connection) else { throw AuthError.invalidSession }
+            return account
+        }
+    }
+
+    /// Changes a user's role (admins, and the command line).
+    public func setRole(_ role: Role, idOrUsername: String) throws -> Account {
+        let now = clock.nowMillis()
+        return try database.write { connection in
+            guard let account = try store.setRole(role, idOrUsername: idOrUsername, now: now, on: connection) else {
+                throw AuthError.notFound
+            }
+            return account
+        }
+    }
+
+    // MARK: Sessions
+
+    /// Logs in with a username or email and a password.
+    ///
+    /// The answer for a wrong password and for an unknown login is the same, and takes as
+    /// long (a dummy bcrypt runs for unknown names). A locked name is refused before any
+    /// bcrypt work, even with the right password.
+    public func logIn(login: String, password: String) throws -> SignedIn {
+        let key = Validation.key(login)
+        let now = clock.nowMillis()
+        let (remaining, credentials) = try database.read { connection in
+            (try throttle.lockRemaining(key: key, now: now, on: connection),
+             try store.credentials(login: login, on: connection))
+        }
+        if let remaining {
+            throw AuthError.accountLocked(retryAfterSeconds: Int((remaining + 999) / 1_000))
+        }
+        let valid: Bool
+        if let credentials {
+            valid = hasher.verify(password, against: credentials.passwordHash)
+        } else {
+            hasher.burnTime(password)
+            valid = false
+        }
+        guard valid, let credentials else {
+            try database.write { connection in try throttle.recordFailure(key: key, now: clock.nowMillis(), on: connection) }
+            throw AuthError.invalidCredentials
+        }
+        let token = try SessionToken.generate()
+        let account: Account = try database.write { connection in
+            guard let account = try store.find(id: credentials.id, on: connection) else { throw AuthError.invalidCredentials }
+            // A ban is told only to someone who knows the password, so it reveals nothing to others.
+            if account.isBanned { throw AuthError.accountBanned }
+            try throttle.recordSuccess(key: key, on: connection)
+            try startSession(token: token, userID: account.id, on: connection)
+            return account
+        }
+        return SignedIn(account: account, token: token)
+    }
+
+    private func startSession(token: SessionToken, userID: String, on connection: any DatabaseConnection) throws {
+        let now = clock.nowMillis()
+        try sessions.insert(tokenKey: token.storageKey, userID: userID, now: now, expiresAt: now + configuration.sessionLifetimeMillis, on: connection)
+    }
+
+    /// Resolves a bearer token to the caller. Unknown, expired and revoked tokens, and
+    /// tokens of banned accounts, are all `invalidSession`.
+    public func authenticate(token: String) throws -> Identity {
+        let key = SessionToken(value: token).storageKey
+        let now = clock.nowMillis()
+        guard let session = try database.read({ connection in try sessions.lookup(tokenKey: key, on: connection) }),
+              session.expiresAt > now, !session.banned, let role = Role(rawValue: session.role) else {
+            throw AuthError.invalidSession
+        }
+        // Extend on use once half the lifetime has passed: one write per session per half-life.
+        if session.expiresAt - now < configuration.sessionLifetimeMillis / 2 {
+            try database.write { connection in
+                try sessions.extend(tokenKey: key, until: now + configuration.sessionLifetimeMillis, on: connection)
+            }
+        }
+        return Identity(userID: session.userID, role: role, sessionKey: key)
+    }
+
+    /// Ends the caller's session; the token fails from the next request on.
+    public func logOut(_ identity: Identity) throws {
+        try database.write { connection in try sessions.delete(tokenKey: identity.sessionKey, on: connection) }
+    }
+
+    /// Ends every session of the caller's account, this one included.
+    public func logOutEverywhere(_ identity: Identity) throws {
+        try database.write { connection in try sessions.deleteAll(userID: identity.userID, on: connection) }
+    }
+
+    // MARK: Password and deletion
+
+    /// Changes the password after checking the current one; every other session ends.
+    public func changePassword(_ identity: Identity, current: String, new: String) throws {
+        let newPassword = try Validation.password(new, field: "newPassword")
+        try checkPassword(identity, current)
+        let hash = try hasher.hash(newPassword)
+        let now = clock.nowMillis()
+        try database.write { connection in
+            try store.setPasswordHash(hash, id: identity.userID, now: now, on: connection)
+            try sessions.deleteAll(userID: identity.userID, keeping: identity.sessionKey, on: connection)
+        }
+    }
+
+    /// Deletes the caller's account after checking the password. `cascade` runs first in
+    /// the same transaction, for what other modules keep about the account; the account's
+    /// sessions go with it (ON DELETE CASCADE).
+    public func deleteAccount(_ identity: Identity, password: String, cascade: (String, any DatabaseConnection) throws -> Void = { _, _ in }) throws {
+        try checkPassword(identity, password)
+        try database.write { connection in
+            try cascade(identity.userID, connection)
+            try store.delete(id: identity.userID, on: connection)
+        }
+    }
+
+    private func checkPassword(_ identity: Identity, _ password: String) throws {
+        guard let hash = try database.read({ connection in try store.passwordHash(id: identity.userID, on: connection) }) else {
+            throw AuthError.invalidSession
+        }
+        guard hasher.verify(password, against: hash) else { throw AuthError.wrongPassword }
+    }
+
+    /// Removes expired sessions; answers how many.
+    public func purgeExpiredSessions() throws -> Int {
+        let now = clock.nowMillis()
+        return try database.write { connection in try sessions.deleteExpired(now: now, on: connection) }
+    }
+}

@@ -1,0 +1,19 @@
+/// Everything that can refuse an accounts or sessions request, in terms a caller acts on.
+/// SocialAPI maps each case to its HTTP answer in one place.
+public enum AuthError: Error, Sendable, Equatable {
+    /// An input field broke a rule; `field` names it as the client sent it.
+    case validation(field: String, message: String)
+    case usernameTaken
+    case emailTaken
+    /// Login failed: the same answer whether or not the account exists.
+    case invalidCredentials
+    /// A password given to confirm an action (password change, account deletion) was wrong.
+    /// Kept apart from `invalidCredentials` because it must not log the app out (403, not 401).
+    case wrongPassword
+    /// Too many failed logins for this login name; try again after `retryAfterSeconds`.
+    case accountLocked(retryAfterSeconds: Int)
+    case accountBanned
+    /// The session token is unknown, expired or revoked.
+    case invalidSession
+    case notFound
+}

@@ -1,0 +1,63 @@
+/// The account input rules of API.md, in one place.
+enum Validation {
+    static let usernameLength = 3...30
+    static let passwordBytes = 8...72
+    static let displayNameLength = 1...50
+    static let emailMaxLength = 254
+
+    static func username(_ value: String, field: String = "username") throws(AuthError) -> String {
+        let allowed = value.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte == 0x2E
+        }
+        guard allowed, usernameLength.contains(value.utf8.count) else {
+            throw .validation(field: field, message: "A username is 3 to 30 letters, digits, '_' or '.'.")
+        }
+        return value
+    }
+
+    /// bcrypt reads at most 72 bytes, so longer passwords are refused rather than silently cut.
+    static func password(_ value: String, field: String = "password") throws(AuthError) -> String {
+        guard passwordBytes.contains(value.utf8.count) else {
+            throw .validation(field: field, message: "A password is 8 to 72 bytes long.")
+        }
+        guard !value.utf8.contains(0) else {
+            throw .validation(field: field, message: "A password cannot contain a NUL character.")
+        }
+        return value
+    }
+
+    /// A deliberately plain shape check: one '@', a non-empty local part, a dotted domain,
+    /// no spaces or control characters. Deliverability is the mail server's business.
+    static func email(_ value: String, field: String = "email") throws(AuthError) -> String {
+        let invalid = AuthError.validation(field: field, message: "That is not an email address.")
+        guard value.count <= emailMaxLength,
+              !value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { throw invalid }
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else { throw invalid }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty && !$0.hasPrefix("-") && !$0.hasSuffix("-") }) else { throw invalid }
+        return value
+    }
+
+    /// Display names are stored trimmed; lengths count Unicode characters.
+    static func displayName(_ value: String, field: String = "displayName") throws(AuthError) -> String {
+        let trimmed = trimmed(value)
+        guard !trimmed.unicodeScalars.contains(where: { $0.value == 0 }) else {
+            throw .validation(field: field, message: "A display name cannot contain a NUL character.")
+        }
+        guard displayNameLength.contains(trimmed.count) else {
+            throw .validation(field: field, message: "A display name is 1 to 50 characters.")
+        }
+        return trimmed
+    }
+
+    static func trimmed(_ value: String) -> String {
+        let scalars = value.unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        return String(scalars[start...end])
+    }
+
+    /// The key that makes usernames and emails unique case-insensitively.
+    static func key(_ value: String) -> String { value.lowercased() }
+}

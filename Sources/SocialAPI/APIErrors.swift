@@ -1,0 +1,69 @@
+import Auth
+import Crypto
+import HTTP
+import Storage
+
+/// Every domain error mapped to its HTTP answer, in one place (API.md "Errors").
+/// Anything not mapped here becomes 500 `internal`, logged with the request id.
+enum APIErrors {
+    static let unauthorized = APIError(status: 401, code: "unauthorized", message: "Sign in to do that.")
+    static let invalidSession = APIError(status: 401, code: "invalid_session", message: "Your session has ended; sign in again.")
+
+    static func forbidden(_ message: String) -> APIError {
+        APIError(status: 403, code: "forbidden", message: message)
+    }
+
+    /// Translates a thrown error to the client's answer, or returns nil for HTTP's 500.
+    static func map(_ error: any Error) -> APIError? {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as AuthError:
+            return map(error)
+        case StorageError.busy:
+            return APIError(status: 503, code: "unavailable", message: "The server is busy; try again.", headers: [("Retry-After", "1")])
+        default:
+            return nil
+        }
+    }
+
+    static func map(_ error: AuthError) -> APIError {
+        switch error {
+        case .validation(let field, let message):
+            return .validation(field, message)
+        case .usernameTaken:
+            return APIError(status: 409, code: "username_taken", message: "That username is taken.", field: "username")
+        case .emailTaken:
+            return APIError(status: 409, code: "email_taken", message: "That email address is already registered.", field: "email")
+        case .invalidCredentials:
+            return APIError(status: 401, code: "invalid_credentials", message: "Wrong login or password.")
+        case .wrongPassword:
+            // 403, not 401: a wrong confirmation password must not log the app out.
+            return APIError(status: 403, code: "invalid_credentials", message: "The password is not correct.")
+        case .accountLocked(let seconds):
+            return APIError(status: 429, code: "account_locked", message: "Too many failed logins; try again later.",
+                            headers: [("Retry-After", String(seconds))])
+        case .accountBanned:
+            return APIError(status: 403, code: "account_banned", message: "This account has been banned.")
+        case .invalidSession:
+            return invalidSession
+        case .notFound:
+            return .notFound()
+        }
+    }
+}
+
+/// Maps domain errors thrown by routes to the envelope, innermost, so that every outer
+/// middleware (metrics, logs) sees the final status.
+struct ErrorMappingMiddleware: Middleware {
+    typealias Identity = Accounts.Identity
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) throws -> Response) throws -> Response {
+        do {
+            return try next(request, context)
+        } catch {
+            if let mapped = APIErrors.map(error) { throw mapped }
+            throw error
+        }
+    }
+}

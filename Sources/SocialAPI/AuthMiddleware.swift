@@ -1,0 +1,49 @@
+import Auth
+import HTTP
+
+/// Resolves `Authorization: Bearer <token>` to the caller, and refuses anonymous calls.
+///
+/// Secure by default: every `/v1` route needs a session except those listed in
+/// `publicRoutes` (sign-up and login), plus, with `--public-read`, the GET routes in
+/// `publicReadRoutes`. A new route is therefore protected without anyone remembering to.
+struct AuthMiddleware: Middleware {
+    typealias Identity = Accounts.Identity
+
+    static let publicRoutes: Set<String> = ["POST /v1/users", "POST /v1/sessions"]
+    /// Rallies, videos, users and their lists; never feeds, notifications or moderation.
+    static let publicReadRoutes: Set<String> = [
+        "GET /v1/users/{idOrUsername}",
+    ]
+
+    let accounts: Accounts
+    let publicRead: Bool
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) throws -> Response) throws -> Response {
+        var context = context
+        let route = "\(request.method) \(context.route)"
+        let open = !context.route.hasPrefix("/v1/")
+            || Self.publicRoutes.contains(route)
+            || (publicRead && Self.publicReadRoutes.contains(route))
+
+        if let token = Self.bearerToken(request.headers["authorization"]) {
+            do {
+                context.identity = try accounts.authenticate(token: token)
+            } catch AuthError.invalidSession {
+                // A stale token on sign-up or login must not stop the client from getting a new one.
+                if !open { throw APIErrors.invalidSession }
+            }
+        } else if !open {
+            throw APIErrors.unauthorized
+        }
+        return try next(request, context)
+    }
+
+    /// The token of a `Bearer` authorization header; nil when absent or of another scheme.
+    static func bearerToken(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+}

@@ -1,1 +1,0 @@
-// SocialAPI module: placeholder until its first source file lands.
