@@ -6,6 +6,8 @@
 func withContiguousBytes<C: Collection<UInt8>, R>(
     _ bytes: C, _ body: (UnsafeBufferPointer<UInt8>) -> R
 ) -> R {
+    // Unsafe pointers: both calls hand `body` a buffer that is valid only during the call, and
+    // `body` never lets it escape (every caller passes it straight to C or copies out of it).
     if let result = bytes.withContiguousStorageIfAvailable(body) {
         return result
     }

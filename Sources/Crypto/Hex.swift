@@ -23,6 +23,8 @@ public enum Hex {
     /// or any character that is not a hexadecimal digit (including whitespace and a `0x` prefix).
     public static func decode(_ s: String) -> [UInt8]? {
         withContiguousBytes(s.utf8) { input -> [UInt8]? in
+            // Unsafe pointer: `input` is valid inside this closure; with an even count,
+            // `index + 1 < input.count` for every index visited.
             guard input.count % 2 == 0 else { return nil }
             var result: [UInt8] = []
             result.reserveCapacity(input.count / 2)
