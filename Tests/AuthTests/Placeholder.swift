@@ -1,1 +1,0 @@
-// AuthTests: placeholder until its first test file lands.

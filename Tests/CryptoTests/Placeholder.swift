@@ -1,1 +1,0 @@
-// CryptoTests: placeholder until its first test file lands.
