@@ -41,6 +41,7 @@ let package = Package(
         .target(
             name: "SocialAPI",
             dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Crypto", "Telemetry"],
+            resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -52,18 +52,3 @@ enum APIErrors {
         }
     }
 }
-
-/// Maps domain errors thrown by routes to the envelope, innermost, so that every outer
-/// middleware (metrics, logs) sees the final status.
-struct ErrorMappingMiddleware: Middleware {
-    typealias Identity = Accounts.Identity
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) throws -> Response) throws -> Response {
-        do {
-            return try next(request, context)
-        } catch {
-            if let mapped = APIErrors.map(error) { throw mapped }
-            throw error
-        }
-    }
-}

@@ -1,0 +1,119 @@
+import Auth
+import HTTP
+
+/// API.md "Accounts and sessions": sign-up, login, logout, the caller's own account, and
+/// other users' public profiles. Routes that run bcrypt are `.offload`ed so they never
+/// hold a serving thread.
+struct AccountRoutes {
+    let accounts: Accounts
+
+    func register(on router: RouterBuilder<Accounts.Identity>) {
+        router.post("/v1/users", options: .offload, signUp)
+        router.post("/v1/sessions", options: .offload, logIn)
+        router.delete("/v1/sessions/current", logOut)
+        router.delete("/v1/sessions", logOutEverywhere)
+        router.get("/v1/users/me", me)
+        router.patch("/v1/users/me", updateMe)
+        router.put("/v1/users/me/password", options: .offload, changePassword)
+        router.delete("/v1/users/me", options: .offload, deleteMe)
+        router.get("/v1/users/{idOrUsername}", user)
+        router.put("/v1/users/{id}/role", setRole)
+    }
+
+    @Sendable func signUp(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        let signedIn = try accounts.signUp(
+            username: try body.requireString("username"),
+            email: try body.requireString("email"),
+            password: try body.requireString("password"),
+            displayName: try body.string("displayName")
+        )
+        return .json(201, SignedInJSON(signedIn: signedIn))
+    }
+
+    @Sendable func logIn(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        let signedIn = try accounts.logIn(login: try body.requireString("login"), password: try body.requireString("password"))
+        return .json(201, SignedInJSON(signedIn: signedIn))
+    }
+
+    @Sendable func logOut(_ request: Request, _ context: Context) throws -> Response {
+        try accounts.logOut(try context.caller())
+        return .noContent()
+    }
+
+    @Sendable func logOutEverywhere(_ request: Request, _ context: Context) throws -> Response {
+        try accounts.logOutEverywhere(try context.caller())
+        return .noContent()
+    }
+
+    @Sendable func me(_ request: Request, _ context: Context) throws -> Response {
+        guard let account = try accounts.account(id: try context.caller().userID) else { throw APIErrors.invalidSession }
+        return .json(UserJSON(account: account, view: .owner))
+    }
+
+    @Sendable func updateMe(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        var changes = AccountStore.ProfileChanges()
+        changes.displayName = try body.nonNull("displayName", body.string)
+        changes.email = try body.nonNull("email", body.string)
+        if let settings = try body.nonNull("notificationSettings", body.object) {
+            changes.newVideos = try settings.nonNull("newVideos", settings.bool, prefix: "notificationSettings.")
+            changes.myActivity = try settings.nonNull("myActivity", settings.bool, prefix: "notificationSettings.")
+            changes.followingActivity = try settings.nonNull("followingActivity", settings.bool, prefix: "notificationSettings.")
+        }
+        let account = try accounts.updateProfile(try context.caller(), changes)
+        return .json(UserJSON(account: account, view: .owner))
+    }
+
+    @Sendable func changePassword(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        try accounts.changePassword(
+            try context.caller(),
+            current: try body.requireString("currentPassword"),
+            new: try body.requireString("newPassword")
+        )
+        return .noContent()
+    }
+
+    @Sendable func deleteMe(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        try accounts.deleteAccount(try context.caller(), password: try body.requireString("password"))
+        return .noContent()
+    }
+
+    @Sendable func user(_ request: Request, _ context: Context) throws -> Response {
+        let key = try context.parameters.require("idOrUsername")
+        guard let account = try accounts.account(idOrUsername: key) else { throw APIError.notFound("No such user.") }
+        if let caller = context.identity, caller.userID == account.id {
+            return .json(UserJSON(account: account, view: .owner))
+        }
+        let view: UserJSON.View = context.identity == nil ? .anonymous : .signedIn(isFollowing: false)
+        return .json(UserJSON(account: account, view: view))
+    }
+
+    @Sendable func setRole(_ request: Request, _ context: Context) throws -> Response {
+        _ = try context.admin()
+        let body = try JSONBody.parse(request)
+        guard let role = Role(rawValue: try body.requireString("role")) else {
+            throw APIError.validation("role", "role must be one of user, moderator, admin.")
+        }
+        let account = try accounts.setRole(role, idOrUsername: try context.parameters.require("id"))
+        return .json(UserJSON(account: account, view: .signedIn(isFollowing: false)))
+    }
+}
+
+extension JSONBody {
+    /// A field that may be absent but, when present, must not be null: PATCH merges, and
+    /// none of these fields can be erased.
+    func nonNull<T>(_ key: String, _ read: (String) throws(APIError) -> T?, prefix: String = "") throws(APIError) -> T? {
+        if has(key), raw[key] == .null {
+            throw APIError.validation(prefix + key, "\(prefix + key) cannot be null.")
+        }
+        do {
+            return try read(key)
+        } catch {
+            throw APIError(status: error.status, code: error.code, message: error.message, field: prefix + key)
+        }
+    }
+}

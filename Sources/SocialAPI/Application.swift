@@ -1,0 +1,61 @@
+import Auth
+import Foundation
+import HTTP
+import Storage
+import Telemetry
+
+/// Pacenote assembled: the database, the domain services and the HTTP routes.
+///
+/// One screen shows every middleware in order and every route group bound (`makeResponder`).
+public final class Application: Sendable {
+    public struct Configuration: Sendable {
+        /// Where SQLite keeps `pacenote.sqlite` (and, later, the cursor secret).
+        public var dataDirectory: String = "./data"
+        public var accounts = Accounts.Configuration()
+        /// Lets anonymous clients GET rallies, videos, users and their lists (API.md).
+        public var publicRead = false
+        public var databaseReaders = 4
+        public var sqliteSynchronousFull = false
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    public let database: any Database
+    public let accounts: Accounts
+    public let metrics: MetricsRegistry
+    public let logger: Logger
+
+    /// Opens the database and applies pending migrations.
+    public init(configuration: Configuration, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock = SystemClock()) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.metrics = metrics
+        database = try Self.openDatabase(configuration)
+        let applied = try Migrator(migrations: Schema.sqlite).migrate(database, now: clock.nowMillis())
+        if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
+        accounts = Accounts(database: database, configuration: configuration.accounts, clock: clock)
+    }
+
+    private static func openDatabase(_ configuration: Configuration) throws -> any Database {
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
+        sqlite.readers = configuration.databaseReaders
+        sqlite.synchronousFull = configuration.sqliteSynchronousFull
+        return try SQLiteDatabase(configuration: sqlite)
+    }
+
+    /// The frozen HTTP responder: middleware in the order they run, then every route group.
+    public func makeResponder() -> Responder<Accounts.Identity> {
+        let router = RouterBuilder<Accounts.Identity>(mapError: APIErrors.map)
+        router.add(middleware: MetricsMiddleware(registry: metrics))
+        router.add(middleware: AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead))
+
+        OperationsRoutes(database: database, metrics: metrics).register(on: router)
+        AccountRoutes(accounts: accounts).register(on: router)
+        return router.build()
+    }
+
+    public func close() {
+        database.close()
+    }
+}

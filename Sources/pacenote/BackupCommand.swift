@@ -1,0 +1,24 @@
+import Foundation
+import SocialAPI
+import Storage
+
+/// `pacenote backup FILE`: a consistent copy of the SQLite database, taken with SQLite's
+/// online backup API while a server keeps running on it.
+enum BackupCommand {
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let options = try Options(arguments, flags: CommonOptions.flags)
+        guard options.positional.count == 1 else { throw Options.UsageError(description: "backup takes one FILE") }
+        let target = options.positional[0]
+        guard !FileManager.default.fileExists(atPath: target) else {
+            throw Options.UsageError(description: "\(target) exists; backup will not overwrite it")
+        }
+        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options))
+        defer { application.close() }
+        guard let sqlite = application.database as? SQLiteDatabase else {
+            throw Options.UsageError(description: "backup copies the embedded SQLite database; use pg_dump for PostgreSQL")
+        }
+        try sqlite.backup(to: target)
+        print(target)
+        return 0
+    }
+}

@@ -1,0 +1,57 @@
+import Auth
+import Foundation
+import HTTP
+import SocialAPI
+import Telemetry
+
+/// `pacenote serve`: migrate, then serve HTTP until SIGTERM or SIGINT.
+enum ServeCommand {
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let options = try Options(
+            arguments,
+            flags: CommonOptions.flags.union([
+                "listen", "bcrypt-cost", "lockout-threshold", "lockout-window", "lockout-duration",
+                "session-lifetime", "threads", "hash-threads",
+            ]),
+            switches: ["public-read"]
+        )
+        var configuration = try CommonOptions.configuration(options)
+        configuration.publicRead = try options.bool("public-read")
+        configuration.accounts.bcryptCost = try options.int("bcrypt-cost", default: 10, range: 4...31)
+        configuration.accounts.lockout.threshold = try options.int("lockout-threshold", default: 10, range: 1...1_000)
+        configuration.accounts.lockout.windowMillis = try options.duration("lockout-window", defaultMillis: 15 * 60_000)
+        configuration.accounts.lockout.lockMillis = try options.duration("lockout-duration", defaultMillis: 15 * 60_000)
+        configuration.accounts.sessionLifetimeMillis = try options.duration("session-lifetime", defaultMillis: 365 * 86_400_000)
+
+        var server = ServerConfiguration()
+        (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"))
+        server.threads = try options.int("threads", default: 4, range: 1...256)
+        server.offloadThreads = try options.int("hash-threads", default: 2, range: 1...64)
+
+        let logger = try CommonOptions.logger(options)
+        // Block the stop signals before any thread starts, so every thread inherits the mask
+        // and only `waitForStopSignal` below receives them.
+        StopSignals.block()
+        let application = try Application(configuration: configuration, logger: logger)
+        defer { application.close() }
+        let http = HTTPServer(configuration: server, responder: application.makeResponder(), logger: logger, metrics: application.metrics)
+        try http.start()
+        logger.info("listening", ["listen": "\(server.host):\(http.boundPort)", "dataDir": configuration.dataDirectory])
+
+        let signal = StopSignals.wait()
+        logger.info("stopping", ["signal": signal])
+        http.shutdown(gracePeriodSeconds: 10)
+        logger.info("stopped")
+        return 0
+    }
+
+    /// Splits `host:port` (IPv4 or a name; `[::1]:8080` for IPv6).
+    static func listenAddress(_ text: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+            throw Options.UsageError(description: "--listen is host:port, such as 127.0.0.1:8080")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+}
