@@ -1,0 +1,69 @@
+import Telemetry
+
+/// Code that runs around every matched route, in the order added to the router.
+///
+/// Call `next` to continue; return without calling it to answer early; throw `APIError` to
+/// answer with its envelope. The responder converts a handler's error into its response at the
+/// innermost level, so `next` normally returns a `Response` even when the handler threw: every
+/// middleware sees the final status. `next` throws only when a middleware further in throws.
+public protocol Middleware<Identity>: Sendable {
+    associatedtype Identity: Sendable
+    func handle(
+        _ request: Request, context: RequestContext<Identity>,
+        next: (Request, RequestContext<Identity>) throws -> Response
+    ) throws -> Response
+}
+
+/// Records `pacenote_http_requests_total{route,method,status}` and
+/// `pacenote_http_request_duration_seconds{route}`.
+///
+/// Add it first so it times everything else. Errors thrown from further in are turned into
+/// their response here (and not rethrown) so the recorded status is the one the client gets.
+/// Unmatched requests (404/405) never reach middleware and are not recorded here.
+public struct MetricsMiddleware<Identity: Sendable>: Middleware {
+    let registry: MetricsRegistry
+
+    public init(registry: MetricsRegistry) {
+        self.registry = registry
+    }
+
+    public func handle(
+        _ request: Request, context: RequestContext<Identity>,
+        next: (Request, RequestContext<Identity>) throws -> Response
+    ) throws -> Response {
+        let start = ContinuousClock.now
+        let response: Response
+        do {
+            response = try next(request, context)
+        } catch {
+            response = errorResponse(for: error, logger: context.logger)
+        }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        registry.counter(
+            "pacenote_http_requests_total", help: "HTTP requests answered, by route, method and status.",
+            labels: [("route", context.route), ("method", request.method), ("status", String(response.status))]
+        ).increment()
+        registry.histogram(
+            "pacenote_http_request_duration_seconds", help: "Time spent answering HTTP requests.",
+            labels: [("route", context.route)]
+        ).observe(seconds)
+        return response
+    }
+}
+
+/// Maps any error to the response the client gets, logging what an operator needs.
+///
+/// `APIError` answers with its envelope (logged at error level when 5xx). Anything else is 500
+/// `internal`, logged with the request id (already in `logger`) and the error's type name only:
+/// descriptions, request bodies and headers may carry passwords or tokens.
+func errorResponse(for error: any Error, logger: Logger) -> Response {
+    if let apiError = error as? APIError {
+        if apiError.status >= 500 {
+            logger.error("request failed", ["status": String(apiError.status), "code": apiError.code])
+        }
+        return apiError.response
+    }
+    logger.error("unhandled error", ["error_type": String(reflecting: type(of: error))])
+    return APIError.internalError.response
+}

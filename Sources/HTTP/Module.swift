@@ -1,1 +1,0 @@
-// HTTP module: placeholder until its first source file lands.

@@ -1,0 +1,56 @@
+import Telemetry
+
+/// Path parameters of the matched route, e.g. `id` for `/v1/users/{id}`.
+public struct Parameters: Sendable {
+    var pairs: [(String, String)]
+
+    public init(_ pairs: [(String, String)] = []) {
+        self.pairs = pairs
+    }
+
+    /// The value captured for `{name}`, percent-decoded.
+    public subscript(_ name: String) -> String? {
+        pairs.first(where: { $0.0 == name })?.1
+    }
+
+    /// The value captured for `{name}`; 400 `bad_request` when the route has no such parameter
+    /// (a programming slip surfaces as a client-visible 400 rather than a crash).
+    public func require(_ name: String) throws(APIError) -> String {
+        guard let value = self[name], !value.isEmpty else {
+            throw APIError.badRequest("Missing path parameter \(name).")
+        }
+        return value
+    }
+}
+
+/// Typed per-request context; `Identity` is chosen by the application (the signed-in user).
+///
+/// Passed explicitly down the call (there are no task-locals on libmicrohttpd's threads).
+public struct RequestContext<Identity: Sendable>: Sendable {
+    /// 16 random hex characters, also sent as `X-Request-Id` on every response.
+    public let requestID: String
+    /// Already carries `request_id` metadata.
+    public var logger: Logger
+    /// Path parameters of the matched route.
+    public var parameters: Parameters
+    /// The matched pattern, e.g. "/v1/users/{id}" ("unmatched" otherwise); the metrics label.
+    public var route: String
+    /// Set by the application's authentication middleware.
+    public var identity: Identity?
+
+    public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String = "unmatched", identity: Identity? = nil) {
+        self.requestID = requestID
+        self.logger = logger
+        self.parameters = parameters
+        self.route = route
+        self.identity = identity
+    }
+}
+
+/// 16 lower-case hex characters from the system CSPRNG.
+func makeRequestID() -> String {
+    var generator = SystemRandomNumberGenerator()
+    let n = generator.next() as UInt64
+    let hex = String(n, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+}

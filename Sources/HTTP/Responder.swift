@@ -1,0 +1,113 @@
+import Telemetry
+
+/// What the server calls for every request. Implementations are immutable and thread-safe.
+public protocol HTTPResponder: Sendable {
+    /// True when the request's route asked to run on the offload pool (`RouteOptions.offload`).
+    func wantsOffload(_ request: Request) -> Bool
+    /// The response; never throws: every failure becomes the JSON error envelope.
+    func respond(to request: Request) -> Response
+}
+
+/// The frozen router: immutable, `Sendable`, read by every server thread without locks.
+///
+/// Order of work for one request: make a request id and logger; match the route (404, 405);
+/// run the middleware chain around the handler, converting the handler's error into its
+/// response at the innermost level (so middleware sees the final status); convert an error
+/// escaping a middleware the same way; add `X-Request-Id`; drop the body for HEAD.
+public final class Responder<Identity: Sendable>: HTTPResponder {
+    typealias Chain = @Sendable (Request, RequestContext<Identity>) -> Response
+
+    let routeTable: [Route<Identity>]
+    let chains: [Chain]
+    let root: RouteNode
+    let logger: Logger
+
+    /// Methods that are routed normally; anything else is 405 on every path.
+    static var knownMethods: Set<String> { ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"] }
+
+    init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger) {
+        self.routeTable = routes
+        self.logger = logger
+        root = RouteNode.build(routes.enumerated().map { (index: $0.offset, method: $0.element.method, segments: $0.element.segments) })
+        chains = routes.map { route in
+            let handler = route.handler
+            var next: @Sendable (Request, RequestContext<Identity>) throws -> Response = { request, context in
+                do {
+                    return try handler(request, context)
+                } catch {
+                    return errorResponse(for: error, logger: context.logger)
+                }
+            }
+            for middleware in middlewares.reversed() {
+                let inner = next
+                next = { request, context in
+                    try middleware.handle(request, context: context, next: inner)
+                }
+            }
+            let composed = next
+            return { request, context in
+                do {
+                    return try composed(request, context)
+                } catch {
+                    return errorResponse(for: error, logger: context.logger)
+                }
+            }
+        }
+    }
+
+    /// Every registered (method, pattern), in registration order; for the OpenAPI completeness test.
+    public var routes: [(method: String, pattern: String)] {
+        routeTable.map { (method: $0.method, pattern: $0.pattern) }
+    }
+
+    enum Match {
+        case found(Int, Parameters)
+        case notFound
+        case methodNotAllowed([String])
+    }
+
+    func match(method: String, path: String) -> Match {
+        var captured: [String] = []
+        var candidates: [(RouteNode, [String])] = []
+        root.collectMatches(splitPath(path), 0, &captured, &candidates)
+        let lookupMethod = method
+        for (node, values) in candidates {
+            if let index = node.methods[lookupMethod] ?? (method == "HEAD" ? node.methods["GET"] : nil) {
+                let route = routeTable[index]
+                let pairs = route.parameterNames.enumerated().map { (i, p) in (p.1, values[i]) }
+                return .found(index, Parameters(pairs))
+            }
+        }
+        if candidates.isEmpty && Self.knownMethods.contains(method) { return .notFound }
+        var allowed = Set<String>()
+        for (node, _) in candidates { allowed.formUnion(node.methods.keys) }
+        if allowed.contains("GET") { allowed.insert("HEAD") }
+        return .methodNotAllowed(allowed.sorted())
+    }
+
+    public func wantsOffload(_ request: Request) -> Bool {
+        if case .found(let index, _) = match(method: request.method, path: request.path) {
+            return routeTable[index].options.contains(.offload)
+        }
+        return false
+    }
+
+    public func respond(to request: Request) -> Response {
+        let requestID = makeRequestID()
+        let requestLogger = logger.with("request_id", requestID)
+        var response: Response
+        switch match(method: request.method, path: request.path) {
+        case .found(let index, let parameters):
+            let context = RequestContext<Identity>(
+                requestID: requestID, logger: requestLogger, parameters: parameters, route: routeTable[index].pattern)
+            response = chains[index](request, context)
+        case .notFound:
+            response = APIError.notFound().response
+        case .methodNotAllowed(let allowed):
+            response = APIError.methodNotAllowed(allowed: allowed).response
+        }
+        response.headers.append(("X-Request-Id", requestID))
+        if request.method == "HEAD" { response.body = [] }
+        return response
+    }
+}

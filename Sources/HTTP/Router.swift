@@ -1,0 +1,167 @@
+import Telemetry
+
+/// Per-route options.
+public struct RouteOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Run the handler on the server's offload pool instead of a serving thread. Use it for
+    /// CPU-heavy work (bcrypt on signup and login): a serving thread multiplexes many
+    /// connections, so blocking it stalls all of them.
+    public static let offload = RouteOptions(rawValue: 1 << 0)
+}
+
+/// A route handler. Runs synchronously on a server (or offload) thread.
+public typealias Handler<Identity: Sendable> = @Sendable (Request, RequestContext<Identity>) throws -> Response
+
+/// Collects routes and middleware at startup, then freezes into a `Responder` (Hummingbird's
+/// builder/responder split) so serving threads read routing tables without locks.
+///
+/// Not thread-safe; use it from one thread and do not use it after `build()`.
+public final class RouterBuilder<Identity: Sendable> {
+    var routes: [Route<Identity>] = []
+    var middlewares: [any Middleware<Identity>] = []
+    var logger: Logger
+    var built = false
+
+    /// `logger` is the base of every request's logger (it gains `request_id`).
+    public init(logger: Logger = Logger(handler: NullLogHandler())) {
+        self.logger = logger
+    }
+
+    /// Adds middleware; they run in the order added, around every matched route.
+    public func add(middleware: some Middleware<Identity>) {
+        precondition(!built, "RouterBuilder used after build()")
+        middlewares.append(middleware)
+    }
+
+    /// Registers `handler` for `method` and `pattern` (`/v1/users/{id}/follow`). Literal
+    /// segments win over parameters; a trailing slash is ignored.
+    public func on(_ method: String, _ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
+        precondition(!built, "RouterBuilder used after build()")
+        routes.append(Route(method: method, pattern: pattern, options: options, handler: handler))
+    }
+
+    public func get(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
+        on("GET", pattern, options: options, handler)
+    }
+
+    public func post(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
+        on("POST", pattern, options: options, handler)
+    }
+
+    public func put(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
+        on("PUT", pattern, options: options, handler)
+    }
+
+    public func patch(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
+        on("PATCH", pattern, options: options, handler)
+    }
+
+    public func delete(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
+        on("DELETE", pattern, options: options, handler)
+    }
+
+    /// Freezes the routes and middleware into an immutable responder.
+    public func build() -> Responder<Identity> {
+        precondition(!built, "RouterBuilder.build() called twice")
+        built = true
+        return Responder(routes: routes, middlewares: middlewares, logger: logger)
+    }
+}
+
+/// One registered route with its middleware chain composed once, at build time.
+struct Route<Identity: Sendable>: Sendable {
+    let method: String
+    let pattern: String
+    let options: RouteOptions
+    let handler: Handler<Identity>
+    /// (segment index, parameter name) for each `{name}` segment.
+    let parameterNames: [(Int, String)]
+    let segments: [RouteSegment]
+
+    init(method: String, pattern: String, options: RouteOptions, handler: @escaping Handler<Identity>) {
+        self.method = method
+        self.pattern = pattern
+        self.options = options
+        self.handler = handler
+        var names: [(Int, String)] = []
+        var segments: [RouteSegment] = []
+        for (i, part) in splitPath(pattern).enumerated() {
+            if part.hasPrefix("{"), part.hasSuffix("}"), part.count > 2 {
+                names.append((i, String(part.dropFirst().dropLast())))
+                segments.append(.parameter)
+            } else {
+                segments.append(.literal(part))
+            }
+        }
+        self.parameterNames = names
+        self.segments = segments
+    }
+}
+
+enum RouteSegment: Sendable, Equatable {
+    case literal(String)
+    case parameter
+}
+
+/// Splits "/a/b/" into ["a", "b"]: leading slash and one trailing slash ignored, empty
+/// segments in the middle kept (they match nothing).
+func splitPath(_ path: String) -> [String] {
+    var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    if parts.first == "" { parts.removeFirst() }
+    if parts.last == "" { parts.removeLast() }
+    return parts
+}
+
+/// Immutable routing trie. Children are literal segments first, then one parameter branch.
+final class RouteNode: Sendable {
+    let literals: [String: RouteNode]
+    let parameter: RouteNode?
+    /// Route indices by method, for routes ending at this node.
+    let methods: [String: Int]
+
+    init(literals: [String: RouteNode], parameter: RouteNode?, methods: [String: Int]) {
+        self.literals = literals
+        self.parameter = parameter
+        self.methods = methods
+    }
+
+    /// Builds the trie for `routes`; a later duplicate (same method and shape) wins.
+    static func build(_ routes: [(index: Int, method: String, segments: [RouteSegment])], depth: Int = 0) -> RouteNode {
+        var methods: [String: Int] = [:]
+        var literalGroups: [String: [(index: Int, method: String, segments: [RouteSegment])]] = [:]
+        var parameterGroup: [(index: Int, method: String, segments: [RouteSegment])] = []
+        for route in routes {
+            if route.segments.count == depth {
+                methods[route.method] = route.index
+            } else if case .literal(let s) = route.segments[depth] {
+                literalGroups[s, default: []].append(route)
+            } else {
+                parameterGroup.append(route)
+            }
+        }
+        return RouteNode(
+            literals: literalGroups.mapValues { build($0, depth: depth + 1) },
+            parameter: parameterGroup.isEmpty ? nil : build(parameterGroup, depth: depth + 1),
+            methods: methods)
+    }
+
+    /// Every node that matches `segments[depth...]`, literal branches before parameter ones,
+    /// each with the captured parameter values. Cost is bounded by the trie, not the input.
+    func collectMatches(_ segments: [String], _ depth: Int, _ captured: inout [String], _ out: inout [(RouteNode, [String])]) {
+        if depth == segments.count {
+            if !methods.isEmpty { out.append((self, captured)) }
+            return
+        }
+        let segment = segments[depth]
+        if let child = literals[segment] {
+            child.collectMatches(segments, depth + 1, &captured, &out)
+        }
+        if let parameter, !segment.isEmpty {
+            captured.append(segment)
+            parameter.collectMatches(segments, depth + 1, &captured, &out)
+            captured.removeLast()
+        }
+    }
+}

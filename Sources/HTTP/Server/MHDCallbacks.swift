@@ -1,0 +1,235 @@
+import CMicroHTTPD
+import Synchronization
+import Telemetry
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The C callbacks libmicrohttpd calls on its own threads. They are top-level functions that
+// capture nothing (never closures in main.swift, see SWIFT-LINUX-NOTES); context travels in
+// the `cls` pointers.
+//
+// What libmicrohttpd 0.9.75 answers itself, before our handler sees the request (so without
+// the JSON envelope):
+// - a request line or header block larger than the per-connection memory pool (~96 KiB):
+//   414/431 with MHD's own small HTML body. Between maxHeaderBytes and that pool size we see
+//   the request and answer 414/431 with the envelope.
+// - a syntactically malformed request line, header line or chunk framing, and a malformed
+//   Content-Length: 400 with an HTML body, connection closed.
+// - a Content-Length that lies: too short leaves extra bytes that are parsed as the next
+//   request (usually MHD's 400); too long waits for the rest until the connection timeout.
+
+/// Per-request state, created on the first access-handler call.
+final class RequestBox: Sendable {
+    /// Method, path, query and headers; the body is collected in `upload`.
+    let head: Request
+    let upload: Mutex<UploadState>
+
+    init(head: Request, upload: UploadState) {
+        self.head = head
+        self.upload = Mutex(upload)
+    }
+}
+
+/// A connection pointer handed to an offload job. @unchecked Sendable: MHD_resume_connection
+/// is documented as callable from any thread, and the connection stays alive while suspended
+/// (the server drains the offload pool before MHD_stop_daemon).
+struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// Turns an MHD_Result into a typed error naming the C function.
+func mhdCheck(_ result: MHD_Result, _ function: String) throws(HTTPServerError) {
+    if result != .YES { throw HTTPServerError(function: function, errno: 0) }
+}
+
+func mhdAccessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
+    // Unmanaged: the server keeps `core` alive until after MHD_stop_daemon.
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+
+    guard let existing = conCls.pointee else {
+        return core.firstCall(connection: connection, url: url, method: method, version: version, conCls: conCls)
+    }
+    // Unmanaged: retained in firstCall, released only in mhdCompletedCallback, which runs after
+    // the last access-handler call of this request.
+    let box = Unmanaged<RequestBox>.fromOpaque(existing).takeUnretainedValue()
+
+    if uploadDataSize.pointee > 0 {
+        let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee)
+        let action = box.upload.withLock { $0.receive(chunk) }
+        uploadDataSize.pointee = 0  // consumed (kept, or discarded past the limit)
+        return core.perform(action, box: box, connection: connection)
+    }
+    let action = box.upload.withLock { $0.uploadFinished() }
+    return core.perform(action, box: box, connection: connection)
+}
+
+func mhdCompletedCallback(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
+) {
+    guard let cls, let conCls, let raw = conCls.pointee else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    // Unmanaged: balances the passRetained in firstCall. MHD calls this once per request whose
+    // handler ran, and clearing the slot makes a second release impossible.
+    Unmanaged<RequestBox>.fromOpaque(raw).release()
+    conCls.pointee = nil
+    core.inFlight.subtract(1, ordering: .releasing)
+    if code != .REQUEST_TERMINATED_COMPLETED_OK {
+        core.logger.debug("request ended early", ["termination_code": String(code.rawValue)])
+    }
+}
+
+/// MHD's diagnostics (MHD_USE_ERROR_LOG), formatted and sent to our logger.
+func mhdLogCallback(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ args: CVaListPointer?) {
+    guard let cls, let format, let args else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    var buffer = [CChar](repeating: 0, count: 512)
+    _ = vsnprintf(&buffer, buffer.count, format, args)
+    buffer[buffer.count - 1] = 0
+    let message = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    core.logger.warning("libmicrohttpd", ["detail": message.trimmingCharacters(in: "\n")])
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.last == set { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// Collects key/value pairs from MHD_get_connection_values into a Swift array.
+func mhdCollectPairs(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls else { return .NO }
+    let pairs = cls.assumingMemoryBound(to: [(String, String)].self)
+    pairs.pointee.append((key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) } ?? ""))
+    return .YES
+}
+
+extension ServerCore {
+    func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        withUnsafeMutablePointer(to: &pairs) { pointer in
+            _ = MHD_get_connection_values(connection, kind, mhdCollectPairs, UnsafeMutableRawPointer(pointer))
+        }
+        return pairs
+    }
+
+    func firstCall(
+        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        version: UnsafePointer<CChar>?, conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        let methodString = method.map { String(cString: $0) } ?? ""
+        // MHD hands us the path already percent-decoded and without the query string.
+        let path = url.map { String(cString: $0) } ?? "/"
+        let headers = connectionValues(connection, .HEADER_KIND)
+        let arguments = connectionValues(connection, .GET_ARGUMENT_KIND)
+        var query: [String: String] = [:]
+        for (k, v) in arguments { query[k] = v }  // last value wins
+
+        // Sizes as the client sent them, approximately: decoding only shrinks the URL, so this
+        // never over-counts. "METHOD SP URL SP VERSION".
+        let versionLength = version.map { strlen($0) } ?? 8
+        var requestLineBytes = methodString.utf8.count + path.utf8.count + versionLength + 2
+        for (k, v) in arguments { requestLineBytes += k.utf8.count + v.utf8.count + 2 }
+        var headerBytes = 0
+        for (k, v) in headers { headerBytes += k.utf8.count + v.utf8.count + 4 }  // "k: v\r\n"
+
+        let box = RequestBox(
+            head: Request(method: methodString, path: path, query: query, headers: HTTPHeaders(headers)),
+            upload: UploadState(maxBodyBytes: configuration.maxBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes))
+        // Unmanaged: retained here for the life of the request; released exactly once in
+        // mhdCompletedCallback (MHD_OPTION_NOTIFY_COMPLETED).
+        conCls.pointee = Unmanaged.passRetained(box).toOpaque()
+        inFlight.add(1, ordering: .relaxed)
+
+        let contentLength = box.head.headers["Content-Length"]
+        let action = box.upload.withLock {
+            $0.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: contentLength)
+        }
+        return perform(action, box: box, connection: connection)
+    }
+
+    func perform(_ action: UploadState.Action, box: RequestBox, connection: OpaquePointer) -> MHD_Result {
+        switch action {
+        case .continueReading:
+            return .YES
+        case .close:
+            return .NO
+        case .queue(var response):
+            if response.status >= 400 && response.header("X-Request-Id") == nil {
+                // Answers made here (limits) never reach the responder; give them an id too.
+                requestsRejected.increment()
+                response.headers.append(("X-Request-Id", makeRequestID()))
+            }
+            return queue(response, on: connection)
+        case .process:
+            return process(box: box, connection: connection)
+        }
+    }
+
+    func process(box: RequestBox, connection: OpaquePointer) -> MHD_Result {
+        var request = box.head
+        request.body = box.upload.withLock { $0.body }
+        guard responder.wantsOffload(request) else {
+            let response = responder.respond(to: request)
+            box.upload.withLock { $0.markResponded() }
+            return queue(response, on: connection)
+        }
+        // Suspend before submitting, so the job's resume can never precede the suspend.
+        MHD_suspend_connection(connection)
+        let handle = ConnectionHandle(pointer: connection)
+        let responder = self.responder
+        let offloaded = request
+        let accepted = offloadPool.trySubmit {
+            let response = responder.respond(to: offloaded)
+            box.upload.withLock { $0.complete(response) }
+            MHD_resume_connection(handle.pointer)
+        }
+        if !accepted {
+            offloadRejected.increment()
+            var busy = APIError.overloaded().response
+            busy.headers.append(("X-Request-Id", makeRequestID()))
+            box.upload.withLock { $0.complete(busy) }
+            MHD_resume_connection(connection)
+        }
+        // The response is queued on the call MHD makes after the resume (uploadFinished -> ready).
+        return .YES
+    }
+
+    func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+        let created = response.body.withUnsafeBytes { bytes in
+            // MUST_COPY: MHD copies the bytes, so the Swift array may go away at once.
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse = created else {
+            logger.error("cannot build response", ["function": "MHD_create_response_from_buffer"])
+            return .NO
+        }
+        defer { MHD_destroy_response(mhdResponse) }
+        for (name, value) in response.headers {
+            do throws(HTTPServerError) {
+                try mhdCheck(MHD_add_response_header(mhdResponse, name, value), "MHD_add_response_header")
+            } catch {
+                // MHD refuses names/values with CR/LF or a Content-Length it manages itself.
+                logger.warning("response header refused", ["function": error.function, "header": name])
+            }
+        }
+        do throws(HTTPServerError) {
+            try mhdCheck(MHD_queue_response(connection, UInt32(response.status), mhdResponse), "MHD_queue_response")
+            return .YES
+        } catch {
+            logger.error("cannot queue response", ["function": error.function, "status": String(response.status)])
+            return .NO
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// Limits and sizes of the HTTP server. Defaults match API.md.
+public struct ServerConfiguration: Sendable {
+    /// IPv4 or IPv6 literal to bind.
+    public var host: String = "127.0.0.1"
+    /// 0 picks a free port; read `HTTPServer.boundPort` after `start()`.
+    public var port: Int = 8080
+    /// libmicrohttpd's internal thread pool size (serving threads).
+    public var threads: Int = 4
+    /// Threads of the offload pool (routes with `RouteOptions.offload`, e.g. bcrypt).
+    public var offloadThreads: Int = 2
+    /// Jobs that may wait for an offload thread; beyond it requests get 503 `rate_limited`.
+    public var offloadQueueCapacity: Int = 256
+    /// Largest request body; a larger one is 413 `payload_too_large`.
+    public var maxBodyBytes: Int = 65_536
+    /// Largest request line (414) and header block (431).
+    public var maxHeaderBytes: Int = 16_384
+    /// Idle seconds before libmicrohttpd closes a connection.
+    public var connectionTimeoutSeconds: Int = 30
+    /// Concurrent connections libmicrohttpd accepts.
+    public var maxConnections: Int = 1024
+
+    public init() {}
+}
+
+/// A failed C call while starting or running the server; names the function and keeps errno.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    /// The C function that failed, e.g. "bind" or "MHD_start_daemon_va".
+    public let function: String
+    /// errno right after the call (0 when the library does not set it).
+    public let errno: Int32
+    /// Extra context without secrets, e.g. the address.
+    public let detail: String
+
+    public init(function: String, errno: Int32, detail: String = "") {
+        self.function = function
+        self.errno = errno
+        self.detail = detail
+    }
+
+    public var description: String {
+        "\(function) failed (errno \(errno))" + (detail.isEmpty ? "" : ": \(detail)")
+    }
+}

@@ -1,0 +1,232 @@
+/// A type that writes itself as one JSON value.
+///
+/// Conforming types play the part of Hummingbird's `ResponseGenerator`: hot responses are
+/// written straight into a byte buffer, with no intermediate dictionaries.
+public protocol JSONEncodable {
+    /// Writes exactly one JSON value (object, array, string, number, bool or null).
+    func encode(to writer: inout JSONWriter)
+}
+
+/// A fast, append-only JSON writer over a growable byte buffer.
+///
+/// Invariant: as long as callers pair `begin*`/`end*` and put a `key` before each value inside
+/// an object, `bytes` is always valid UTF-8 JSON. Strings are escaped so that this holds for any
+/// Swift `String` (which is valid UTF-8 already): `"` and `\` are escaped, every control
+/// character below U+0020 becomes `\n`, `\r`, `\t`, `\b`, `\f` or `\u00XX` (NUL included), and
+/// U+2028/U+2029 become `\u2028`/`\u2029` so the output is also safe inside JavaScript.
+/// Non-finite doubles are written as `null`. Commas are inserted automatically.
+///
+/// Cost: one append per token; reserve `capacity` up front to avoid regrowth.
+public struct JSONWriter: Sendable {
+    @usableFromInline var buffer: [UInt8]
+    /// True when the next value or key must be preceded by a comma.
+    @usableFromInline var needsComma = false
+
+    /// Creates an empty writer with `capacity` bytes reserved.
+    public init(capacity: Int = 1024) {
+        buffer = []
+        buffer.reserveCapacity(capacity)
+    }
+
+    /// The JSON written so far.
+    public var bytes: [UInt8] { buffer }
+
+    @inlinable mutating func separate() {
+        if needsComma { buffer.append(UInt8(ascii: ",")) }
+    }
+
+    /// Opens an object (`{`).
+    public mutating func beginObject() {
+        separate()
+        buffer.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// Closes an object (`}`).
+    public mutating func endObject() {
+        buffer.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// Opens an array (`[`).
+    public mutating func beginArray() {
+        separate()
+        buffer.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    /// Closes an array (`]`).
+    public mutating func endArray() {
+        buffer.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Writes an object key and the colon; the next call must write its value.
+    public mutating func key(_ k: String) {
+        separate()
+        writeEscaped(k)
+        buffer.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// Writes a string, or `null` when `s` is nil.
+    public mutating func value(_ s: String?) {
+        separate()
+        if let s { writeEscaped(s) } else { appendASCII("null") }
+        needsComma = true
+    }
+
+    /// Writes an integer.
+    public mutating func value(_ i: Int) {
+        value(Int64(i))
+    }
+
+    /// Writes an integer.
+    public mutating func value(_ i: Int64) {
+        separate()
+        writeInteger(i)
+        needsComma = true
+    }
+
+    /// Writes a double; NaN and infinities become `null` (JSON has no spelling for them).
+    public mutating func value(_ d: Double) {
+        separate()
+        if d.isFinite {
+            if d == d.rounded(), abs(d) < 1e15 {
+                // Integral values print without exponent noise ("3.0" rather than "3e0").
+                writeInteger(Int64(d))
+                appendASCII(".0")
+            } else {
+                appendASCII(d.description)
+            }
+        } else {
+            appendASCII("null")
+        }
+        needsComma = true
+    }
+
+    /// Writes `true` or `false`.
+    public mutating func value(_ b: Bool) {
+        separate()
+        appendASCII(b ? "true" : "false")
+        needsComma = true
+    }
+
+    /// Writes `null`.
+    public mutating func null() {
+        separate()
+        appendASCII("null")
+        needsComma = true
+    }
+
+    /// Writes a value that encodes itself.
+    public mutating func value(_ v: some JSONEncodable) {
+        v.encode(to: &self)
+        // An encoder that wrote a scalar through `value` already set this; containers too.
+        needsComma = true
+    }
+
+    /// Writes a value that encodes itself, or `null` when nil.
+    public mutating func value(_ v: (some JSONEncodable)?) {
+        if let v { value(v) } else { null() }
+    }
+
+    /// Writes an array with one element per item of `s`, each written by `body`.
+    public mutating func writeArray<S: Sequence>(_ s: S, _ body: (inout JSONWriter, S.Element) -> Void) {
+        beginArray()
+        for element in s { body(&self, element) }
+        endArray()
+    }
+
+    // MARK: fields
+
+    /// Writes `"key": value` (null when nil).
+    public mutating func field(_ key: String, _ value: String?) { self.key(key); self.value(value) }
+    /// Writes `"key": value`.
+    public mutating func field(_ key: String, _ value: Int) { self.key(key); self.value(value) }
+    /// Writes `"key": value`.
+    public mutating func field(_ key: String, _ value: Int64) { self.key(key); self.value(value) }
+    /// Writes `"key": value`.
+    public mutating func field(_ key: String, _ value: Bool) { self.key(key); self.value(value) }
+    /// Writes `"key": value` (null when not finite).
+    public mutating func field(_ key: String, _ value: Double) { self.key(key); self.value(value) }
+    /// Writes `"key": value`.
+    public mutating func field(_ key: String, _ value: some JSONEncodable) { self.key(key); self.value(value) }
+    /// Writes `"key": value` (null when nil).
+    public mutating func field(_ key: String, _ value: (some JSONEncodable)?) { self.key(key); self.value(value) }
+    /// Writes `"key": [ ... ]` with one element per item.
+    public mutating func field(_ key: String, array: some Sequence<some JSONEncodable>) {
+        self.key(key)
+        beginArray()
+        for element in array { value(element) }
+        endArray()
+    }
+
+    // MARK: primitives
+
+    @inlinable mutating func appendASCII(_ s: StaticString) {
+        s.withUTF8Buffer { buffer.append(contentsOf: $0) }
+    }
+
+    @usableFromInline mutating func appendASCII(_ s: String) {
+        buffer.append(contentsOf: s.utf8)
+    }
+
+    @usableFromInline mutating func writeInteger(_ i: Int64) {
+        if i < 0 { buffer.append(UInt8(ascii: "-")) }
+        // Work on the magnitude so Int64.min does not overflow; digits come out reversed.
+        var magnitude = i.magnitude
+        let first = buffer.count
+        repeat {
+            buffer.append(UInt8(ascii: "0") &+ UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        buffer[first...].reverse()
+    }
+
+    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    @usableFromInline mutating func writeEscaped(_ s: String) {
+        buffer.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var start = 0
+            var i = 0
+            let n = utf8.count
+            while i < n {
+                let b = utf8[i]
+                var escape: StaticString? = nil
+                var unicodeEscape: UInt8? = nil
+                var width = 1
+                switch b {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case 0x0A: escape = "\\n"
+                case 0x0D: escape = "\\r"
+                case 0x09: escape = "\\t"
+                case 0x08: escape = "\\b"
+                case 0x0C: escape = "\\f"
+                case 0x00..<0x20: unicodeEscape = b
+                case 0xE2 where i + 2 < n && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
+                    escape = utf8[i + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                    width = 3
+                default:
+                    i += 1
+                    continue
+                }
+                if start < i { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
+                if let escape {
+                    appendASCII(escape)
+                } else if let c = unicodeEscape {
+                    appendASCII("\\u00")
+                    buffer.append(Self.hexDigits[Int(c >> 4)])
+                    buffer.append(Self.hexDigits[Int(c & 0xF)])
+                }
+                i += width
+                start = i
+            }
+            if start < n { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<n])) }
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+}

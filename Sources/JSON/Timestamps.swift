@@ -1,0 +1,149 @@
+// Hand-written date arithmetic: DateFormatter is slow and not thread-safe, and these formats
+// are fixed. Day/civil conversions are Howard Hinnant's algorithms
+// (https://howardhinnant.github.io/date_algorithms.html), valid for the proleptic Gregorian calendar.
+
+/// Days since 1970-01-01 for a civil date (month 1...12, day 1...31, not validated here).
+@usableFromInline func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = (month + 9) % 12
+    let doy = (153 * mp + 2) / 5 + day - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146_097 + doe - 719_468
+}
+
+/// The civil date of a day count since 1970-01-01.
+@usableFromInline func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let day = doy - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+}
+
+func daysInMonth(year: Int, month: Int) -> Int {
+    switch month {
+    case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
+}
+
+/// Appends `value` zero-padded to `width` digits (value must be non-negative).
+func appendPadded(_ value: Int, width: Int, to out: inout [UInt8]) {
+    var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+    var v = value
+    var i = width - 1
+    while i >= 0 {
+        digits[i] = UInt8(ascii: "0") + UInt8(v % 10)
+        v /= 10
+        i -= 1
+    }
+    if v > 0 { out.append(contentsOf: String(value).utf8) } else { out.append(contentsOf: digits) }
+}
+
+/// Reads exactly `count` ASCII digits at `offset`.
+func readDigits(_ bytes: ArraySlice<UInt8>, _ offset: Int, _ count: Int) -> Int? {
+    let start = bytes.startIndex + offset
+    guard start + count <= bytes.endIndex else { return nil }
+    var v = 0
+    for b in bytes[start..<start + count] {
+        guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
+        v = v * 10 + Int(b - UInt8(ascii: "0"))
+    }
+    return v
+}
+
+/// `YYYY-MM-DD` calendar dates (UTC), as days since 1970-01-01.
+public enum CalendarDate {
+    /// Formats a day count as `YYYY-MM-DD` (years 0...9999 are four digits).
+    public static func format(daysSince1970: Int) -> String {
+        let (y, m, d) = civilFromDays(daysSince1970)
+        var out: [UInt8] = []
+        out.reserveCapacity(10)
+        if y < 0 { out.append(UInt8(ascii: "-")) }
+        appendPadded(abs(y), width: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendPadded(m, width: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendPadded(d, width: 2, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Parses exactly `YYYY-MM-DD`; nil unless it names a real date (2023-02-29 is nil).
+    public static func parse(_ s: String) -> Int? {
+        let bytes = ArraySlice(s.utf8)
+        guard bytes.count == 10 else { return nil }
+        return parseDate(bytes)
+    }
+
+    static func parseDate(_ bytes: ArraySlice<UInt8>) -> Int? {
+        let b = bytes.startIndex
+        guard bytes.count >= 10, bytes[b + 4] == UInt8(ascii: "-"), bytes[b + 7] == UInt8(ascii: "-"),
+              let y = readDigits(bytes, 0, 4), let m = readDigits(bytes, 5, 2), let d = readDigits(bytes, 8, 2),
+              (1...12).contains(m), d >= 1, d <= daysInMonth(year: y, month: m)
+        else { return nil }
+        return daysFromCivil(year: y, month: m, day: d)
+    }
+}
+
+/// ISO 8601 UTC timestamps with milliseconds (`2014-04-05T10:15:30.123Z`).
+public enum ISO8601Millis {
+    /// Formats milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.fffZ`, UTC.
+    public static func format(millisecondsSince1970 ms: Int64) -> String {
+        // Floor division so instants before 1970 land on the right day.
+        let msPerDay: Int64 = 86_400_000
+        var days = ms / msPerDay
+        var rem = ms % msPerDay
+        if rem < 0 { rem += msPerDay; days -= 1 }
+        let (y, mo, d) = civilFromDays(Int(days))
+        let r = Int(rem)
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        if y < 0 { out.append(UInt8(ascii: "-")) }
+        appendPadded(abs(y), width: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendPadded(mo, width: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendPadded(d, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendPadded(r / 3_600_000, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendPadded(r / 60_000 % 60, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        appendPadded(r / 1000 % 60, width: 2, to: &out)
+        out.append(UInt8(ascii: "."))
+        appendPadded(r % 1000, width: 3, to: &out)
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.fffZ` (1 to 3 fraction digits).
+    /// Nil for anything else, including impossible dates and times.
+    public static func parse(_ s: String) -> Int64? {
+        let bytes = ArraySlice(s.utf8)
+        let b = bytes.startIndex
+        guard bytes.count >= 20, let days = CalendarDate.parseDate(bytes),
+              bytes[b + 10] == UInt8(ascii: "T"), bytes[b + 13] == UInt8(ascii: ":"), bytes[b + 16] == UInt8(ascii: ":"),
+              let h = readDigits(bytes, 11, 2), let mi = readDigits(bytes, 14, 2), let sec = readDigits(bytes, 17, 2),
+              h < 24, mi < 60, sec < 60, bytes.last == UInt8(ascii: "Z")
+        else { return nil }
+        var millis = 0
+        let fractionLength = bytes.count - 21  // between ':SS' and 'Z', minus the dot
+        if bytes.count == 20 {
+            millis = 0
+        } else {
+            guard bytes[b + 19] == UInt8(ascii: "."), (1...3).contains(fractionLength),
+                  let f = readDigits(bytes, 20, fractionLength)
+            else { return nil }
+            millis = f * [1, 100, 10, 1][fractionLength]
+        }
+        let seconds = Int64(days) * 86_400 + Int64(h * 3600 + mi * 60 + sec)
+        return seconds * 1000 + Int64(millis)
+    }
+}

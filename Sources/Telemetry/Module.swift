@@ -1,1 +1,0 @@
-// Telemetry module: placeholder until its first source file lands.

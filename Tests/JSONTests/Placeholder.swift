@@ -1,1 +1,0 @@
-// JSONTests: placeholder until its first test file lands.

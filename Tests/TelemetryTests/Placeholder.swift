@@ -1,1 +1,0 @@
-// TelemetryTests: placeholder until its first test file lands.
