@@ -25,7 +25,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     /// Methods that are routed normally; anything else is 405 on every path.
     static var knownMethods: Set<String> { ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"] }
 
-    init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger) {
+    init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger, mapError: @escaping ErrorMapper) {
         self.routeTable = routes
         self.logger = logger
         root = RouteNode.build(routes.enumerated().map { (index: $0.offset, method: $0.element.method, segments: $0.element.segments) })
@@ -35,7 +35,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
                 do {
                     return try handler(request, context)
                 } catch {
-                    return errorResponse(for: error, logger: context.logger)
+                    return errorResponse(for: mapError(error) ?? error, logger: context.logger)
                 }
             }
             for middleware in middlewares.reversed() {
@@ -49,7 +49,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
                 do {
                     return try composed(request, context)
                 } catch {
-                    return errorResponse(for: error, logger: context.logger)
+                    return errorResponse(for: mapError(error) ?? error, logger: context.logger)
                 }
             }
         }

@@ -14,6 +14,9 @@ public struct RouteOptions: OptionSet, Sendable {
 /// A route handler. Runs synchronously on a server (or offload) thread.
 public typealias Handler<Identity: Sendable> = @Sendable (Request, RequestContext<Identity>) throws -> Response
 
+/// Translates an application error to the answer a client gets; nil leaves it a 500.
+public typealias ErrorMapper = @Sendable (any Error) -> APIError?
+
 /// Collects routes and middleware at startup, then freezes into a `Responder` (Hummingbird's
 /// builder/responder split) so serving threads read routing tables without locks.
 ///
@@ -22,11 +25,16 @@ public final class RouterBuilder<Identity: Sendable> {
     var routes: [Route<Identity>] = []
     var middlewares: [any Middleware<Identity>] = []
     var logger: Logger
+    let mapError: ErrorMapper
     var built = false
 
-    /// `logger` is the base of every request's logger (it gains `request_id`).
-    public init(logger: Logger = Logger(handler: NullLogHandler())) {
+    /// `logger` is the base of every request's logger (it gains `request_id`). `mapError`
+    /// turns the application's own errors into their `APIError` (nil: not an error the
+    /// client may see, so 500 `internal`); HTTP knows nothing of the domain, so the
+    /// application hands it this one translation.
+    public init(logger: Logger = Logger(handler: NullLogHandler()), mapError: @escaping ErrorMapper = { _ in nil }) {
         self.logger = logger
+        self.mapError = mapError
     }
 
     /// Adds middleware; they run in the order added, around every matched route.
@@ -66,7 +74,7 @@ public final class RouterBuilder<Identity: Sendable> {
     public func build() -> Responder<Identity> {
         precondition(!built, "RouterBuilder.build() called twice")
         built = true
-        return Responder(routes: routes, middlewares: middlewares, logger: logger)
+        return Responder(routes: routes, middlewares: middlewares, logger: logger, mapError: mapError)
     }
 }
 

@@ -49,7 +49,7 @@ struct AccountRoutes {
 
     @Sendable func me(_ request: Request, _ context: Context) throws -> Response {
         guard let account = try accounts.account(id: try context.caller().userID) else { throw APIErrors.invalidSession }
-        return .json(UserJSON(account: account, view: .owner))
+        return .json(200, UserJSON(account: account, view: .owner))
     }
 
     @Sendable func updateMe(_ request: Request, _ context: Context) throws -> Response {
@@ -63,7 +63,7 @@ struct AccountRoutes {
             changes.followingActivity = try settings.nonNull("followingActivity", settings.bool, prefix: "notificationSettings.")
         }
         let account = try accounts.updateProfile(try context.caller(), changes)
-        return .json(UserJSON(account: account, view: .owner))
+        return .json(200, UserJSON(account: account, view: .owner))
     }
 
     @Sendable func changePassword(_ request: Request, _ context: Context) throws -> Response {
@@ -86,10 +86,10 @@ struct AccountRoutes {
         let key = try context.parameters.require("idOrUsername")
         guard let account = try accounts.account(idOrUsername: key) else { throw APIError.notFound("No such user.") }
         if let caller = context.identity, caller.userID == account.id {
-            return .json(UserJSON(account: account, view: .owner))
+            return .json(200, UserJSON(account: account, view: .owner))
         }
         let view: UserJSON.View = context.identity == nil ? .anonymous : .signedIn(isFollowing: false)
-        return .json(UserJSON(account: account, view: view))
+        return .json(200, UserJSON(account: account, view: view))
     }
 
     @Sendable func setRole(_ request: Request, _ context: Context) throws -> Response {
@@ -99,7 +99,7 @@ struct AccountRoutes {
             throw APIError.validation("role", "role must be one of user, moderator, admin.")
         }
         let account = try accounts.setRole(role, idOrUsername: try context.parameters.require("id"))
-        return .json(UserJSON(account: account, view: .signedIn(isFollowing: false)))
+        return .json(200, UserJSON(account: account, view: .signedIn(isFollowing: false)))
     }
 }
 

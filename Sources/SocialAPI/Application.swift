@@ -46,7 +46,7 @@ public final class Application: Sendable {
 
     /// The frozen HTTP responder: middleware in the order they run, then every route group.
     public func makeResponder() -> Responder<Accounts.Identity> {
-        let router = RouterBuilder<Accounts.Identity>(mapError: APIErrors.map)
+        let router = RouterBuilder<Accounts.Identity>(logger: logger, mapError: APIErrors.map)
         router.add(middleware: MetricsMiddleware(registry: metrics))
         router.add(middleware: AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead))
 

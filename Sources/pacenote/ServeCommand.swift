@@ -35,8 +35,8 @@ enum ServeCommand {
         let application = try Application(configuration: configuration, logger: logger)
         defer { application.close() }
         let http = HTTPServer(configuration: server, responder: application.makeResponder(), logger: logger, metrics: application.metrics)
+        // HTTPServer logs `listening` with the bound address once it accepts connections.
         try http.start()
-        logger.info("listening", ["listen": "\(server.host):\(http.boundPort)", "dataDir": configuration.dataDirectory])
 
         let signal = StopSignals.wait()
         logger.info("stopping", ["signal": signal])

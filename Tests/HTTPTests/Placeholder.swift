@@ -1,0 +1,1 @@
+// HTTPTests: placeholder until its tests merge.

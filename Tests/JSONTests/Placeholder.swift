@@ -1,0 +1,1 @@
+// JSONTests: placeholder until its tests merge.

@@ -1,0 +1,1 @@
+// TelemetryTests: placeholder until its tests merge.
