@@ -1,1 +1,0 @@
-// SocialAPITests: placeholder until its first test file lands.

@@ -1,0 +1,43 @@
+import Foundation
+import HTTP
+import Telemetry
+@testable import Auth
+@testable import SocialAPI
+
+/// A migrated application in a temporary data directory, answered in-process through its
+/// frozen responder (Hummingbird's `.router` test depth: no sockets).
+final class TestApplication: Sendable {
+    let directory: String
+    let application: Application
+    let responder: Responder<Accounts.Identity>
+    let logs = InMemoryLogHandler()
+
+    init(publicRead: Bool = false) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-api-\(UUID().uuidString)").path
+        var configuration = Application.Configuration()
+        configuration.dataDirectory = directory
+        configuration.accounts.bcryptCost = 4
+        configuration.publicRead = publicRead
+        application = try Application(configuration: configuration, logger: Logger(handler: logs, level: .debug))
+        responder = application.makeResponder()
+    }
+
+    deinit {
+        application.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func request(_ method: String, _ path: String, json: String? = nil, token: String? = nil) -> (status: Int, body: [String: Any]) {
+        var headers: [(String, String)] = []
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        let response = responder.respond(to: Request(method: method, path: path, headers: HTTPHeaders(headers), body: Array((json ?? "").utf8)))
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+        return (response.status, object)
+    }
+
+    /// Signs up and answers the session token.
+    func signUp(_ username: String) -> String {
+        let result = request("POST", "/v1/users", json: #"{"username":"\#(username)","email":"\#(username)@example.com","password":"password123"}"#)
+        return result.body["sessionToken"] as? String ?? ""
+    }
+}
