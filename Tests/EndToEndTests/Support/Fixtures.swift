@@ -43,9 +43,8 @@ struct Account {
 
 /// A request answered with a status the helper did not expect.
 struct UnexpectedResponse: Error, CustomStringConvertible {
-    let request: String
-    let result: HTTPResult
-    var description: String { "\(request) -> \(result)" }
+    let description: String
+    init(request: String, result: HTTPResult) { description = "\(request) -> \(result)" }
 }
 
 extension HTTPClient {

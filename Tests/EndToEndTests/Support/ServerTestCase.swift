@@ -39,7 +39,7 @@ class ServerTestCase: XCTestCase {
     private(set) var server: TestServer!
     private(set) var client: HTTPClient!
 
-    private class var serverKey: String { String(reflecting: self) }
+    class var serverKey: String { String(reflecting: self) }
 
     override func setUpWithError() throws {
         try super.setUpWithError()
