@@ -1,1 +1,0 @@
-// EndToEndTests: placeholder until its first test file lands.
