@@ -2,7 +2,7 @@
 enum Validation {
     static let usernameLength = 3...30
     static let passwordBytes = 8...72
-    static let displayNameLength = 1...50
+    static let displayNameLength = 1...100
     static let emailMaxLength = 254
 
     static func username(_ value: String, field: String = "username") throws(AuthError) -> String {
@@ -46,7 +46,7 @@ enum Validation {
             throw .validation(field: field, message: "A display name cannot contain a NUL character.")
         }
         guard displayNameLength.contains(trimmed.count) else {
-            throw .validation(field: field, message: "A display name is 1 to 50 characters.")
+            throw .validation(field: field, message: "A display name is 1 to 100 characters.")
         }
         return trimmed
     }
