@@ -196,3 +196,13 @@ final class SlowResults: Sendable {
     func append(_ v: Int) { storage.withLock { $0.append(v) } }
     var values: [Int] { storage.withLock { $0 } }
 }
+
+extension HTTPServerLiveTests {
+    func testConflictingContentLengthsAre400Envelope() throws {
+        let client = try RawHTTPClient(port: port)
+        try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc")
+        let reply = try client.readReply()
+        XCTAssertEqual(reply.status, 400)
+        XCTAssertEqual(reply.errorCode, "bad_request")
+    }
+}
