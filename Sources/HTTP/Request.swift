@@ -70,6 +70,12 @@ public struct Response: Sendable {
         return Response(status: status, headers: [jsonContentType], body: writer.bytes)
     }
 
+    /// A 200 JSON response written by `value`. (Swift binds a lone unlabeled argument to the
+    /// first parameter, so `json(value)` needs this overload beside `json(_:_:)`.)
+    public static func json(_ value: some JSONEncodable) -> Response {
+        json(200, value)
+    }
+
     /// A JSON response with the bytes already in `writer`.
     public static func json(_ status: Int = 200, writer: JSONWriter) -> Response {
         Response(status: status, headers: [jsonContentType], body: writer.bytes)

@@ -69,6 +69,13 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes a string.
+    public mutating func value(_ s: String) {
+        separate()
+        writeEscaped(s)
+        needsComma = true
+    }
+
     /// Writes a string, or `null` when `s` is nil.
     public mutating func value(_ s: String?) {
         separate()
@@ -140,6 +147,8 @@ public struct JSONWriter: Sendable {
 
     // MARK: fields
 
+    /// Writes `"key": value`.
+    public mutating func field(_ key: String, _ value: String) { self.key(key); self.value(value) }
     /// Writes `"key": value` (null when nil).
     public mutating func field(_ key: String, _ value: String?) { self.key(key); self.value(value) }
     /// Writes `"key": value`.
@@ -229,4 +238,26 @@ public struct JSONWriter: Sendable {
         }
         buffer.append(UInt8(ascii: "\""))
     }
+}
+
+// Scalars conform so they can be used with `field(_:array:)` and generic code. Each calls the
+// concrete (non-generic) overload, which overload resolution prefers over `value(some JSONEncodable)`.
+extension String: JSONEncodable {
+    public func encode(to writer: inout JSONWriter) { writer.value(self as String) }
+}
+
+extension Int: JSONEncodable {
+    public func encode(to writer: inout JSONWriter) { writer.value(self) }
+}
+
+extension Int64: JSONEncodable {
+    public func encode(to writer: inout JSONWriter) { writer.value(self) }
+}
+
+extension Bool: JSONEncodable {
+    public func encode(to writer: inout JSONWriter) { writer.value(self) }
+}
+
+extension Double: JSONEncodable {
+    public func encode(to writer: inout JSONWriter) { writer.value(self) }
 }

@@ -27,6 +27,7 @@ public final class HTTPServer: Sendable {
     /// Binds the listening socket and starts serving. Throws `HTTPServerError` naming the C
     /// function that failed (`bind` when the port is in use, `MHD_start_daemon_va`, ...).
     public func start() throws {
+        precondition(daemon.withLock { $0 == nil }, "HTTPServer.start() called twice")
         let config = core.configuration
         // We bind the socket ourselves and hand it over with MHD_OPTION_LISTEN_SOCKET instead of
         // MHD_OPTION_SOCK_ADDR: the bound port of a port-0 daemon is only available through
@@ -107,8 +108,9 @@ public final class HTTPServer: Sendable {
 
     deinit {
         if let handle = daemon.withLock({ $0 }) {
-            MHD_stop_daemon(handle.pointer)
+            // Jobs resume their connections: let them finish before the daemon frees them.
             core.offloadPool.shutdown()
+            MHD_stop_daemon(handle.pointer)
         }
     }
 }

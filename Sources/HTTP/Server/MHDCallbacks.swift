@@ -15,10 +15,13 @@ import Glibc
 // - a request line or header block larger than the per-connection memory pool (~96 KiB):
 //   414/431 with MHD's own small HTML body. Between maxHeaderBytes and that pool size we see
 //   the request and answer 414/431 with the envelope.
-// - a syntactically malformed request line, header line or chunk framing, and a malformed
-//   Content-Length: 400 with an HTML body, connection closed.
-// - a Content-Length that lies: too short leaves extra bytes that are parsed as the next
-//   request (usually MHD's 400); too long waits for the rest until the connection timeout.
+// - a malformed Content-Length ("abc", "-5"): 400 with MHD's own body, connection closed.
+// - a request line MHD cannot parse ("GARBAGE"): connection closed without an answer.
+// - a malformed header line or chunk framing: 400 from MHD or a closed connection.
+// - a Content-Length that lies: too short leaves extra bytes that MHD parses as the next
+//   request (garbage there closes the connection); too long waits for the rest until the
+//   connection timeout (connectionTimeoutSeconds).
+// - Content-Length together with Transfer-Encoding: chunked: chunked wins (RFC 9112).
 
 /// Per-request state, created on the first access-handler call.
 final class RequestBox: Sendable {
@@ -152,7 +155,10 @@ extension ServerCore {
         conCls.pointee = Unmanaged.passRetained(box).toOpaque()
         inFlight.add(1, ordering: .relaxed)
 
-        let contentLength = box.head.headers["Content-Length"]
+        // MHD 0.9.75 uses the first of several Content-Length headers; differing values are a
+        // request-smuggling shape, so they are refused as malformed (400, connection closed).
+        let lengths = headers.filter { asciiCaseInsensitiveEquals($0.0, "Content-Length") }.map(\.1)
+        let contentLength = Set(lengths).count > 1 ? "conflicting" : lengths.first
         let action = box.upload.withLock {
             $0.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: contentLength)
         }

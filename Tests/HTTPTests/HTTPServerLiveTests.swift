@@ -1,0 +1,208 @@
+import Dispatch
+import Foundation
+import JSON
+import Synchronization
+import Telemetry
+import XCTest
+@testable import HTTP
+
+/// Lets a test know when offloaded handlers have started, without sleeping.
+final class StartedSignal: Sendable {
+    let semaphore = DispatchSemaphore(value: 0)
+}
+
+final class HTTPServerLiveTests: XCTestCase {
+    var server: HTTPServer?
+    let started = StartedSignal()
+    let logs = InMemoryLogHandler()
+
+    override func setUpWithError() throws {
+        let router = RouterBuilder<String>(logger: Logger(handler: logs))
+        router.get("/hello") { _, _ in .json(JSONValue.object(["hello": .string("world")])) }
+        router.post("/echo") { request, _ in
+            Response(status: 200, headers: [("Content-Type", "application/octet-stream")], body: request.body)
+        }
+        router.get("/query") { request, _ in .json(JSONValue.object(["q": .string(request.query["q"] ?? "")])) }
+        router.get("/items/{id}") { _, ctx in .json(JSONValue.object(["id": .string(ctx.parameters["id"] ?? "")])) }
+        let signal = started
+        router.post("/slow", options: .offload) { _, _ in
+            signal.semaphore.signal()
+            usleep(300_000)  // stands in for bcrypt: CPU-heavy work on the offload pool
+            return .json(JSONValue.object(["slow": .bool(true)]))
+        }
+        var config = ServerConfiguration()
+        config.port = 0
+        config.threads = 2
+        config.offloadThreads = 2
+        let server = HTTPServer(configuration: config, responder: router.build(), logger: Logger(handler: logs), metrics: MetricsRegistry())
+        try server.start()
+        self.server = server
+    }
+
+    override func tearDown() {
+        server?.shutdown(gracePeriodSeconds: 2)
+        server = nil
+    }
+
+    var port: Int { server?.boundPort ?? 0 }
+
+    func testListeningLogLineAndPort() throws {
+        XCTAssertGreaterThan(port, 0)
+        let listening = logs.records.first(where: { $0.message == "listening" })
+        XCTAssertEqual(listening?.metadataValue("listen"), "127.0.0.1:\(port)")
+    }
+
+    func testKeepAliveServesTwoRequestsOnOneConnection() throws {
+        let client = try RawHTTPClient(port: port)
+        let first = try client.request("GET", "/hello")
+        XCTAssertEqual(first.status, 200)
+        XCTAssertEqual(first.json?["hello"], .string("world"))
+        XCTAssertEqual(first.header("Content-Type"), "application/json; charset=utf-8")
+        XCTAssertEqual(first.header("X-Request-Id")?.count, 16)
+        XCTAssertNotEqual(first.header("Connection")?.lowercased(), "close")
+        let second = try client.request("POST", "/echo", body: Array("second on the same socket".utf8))
+        XCTAssertEqual(second.status, 200)
+        XCTAssertEqual(String(decoding: second.body, as: UTF8.self), "second on the same socket")
+    }
+
+    func testBodyEchoAndChunkedUpload() throws {
+        let client = try RawHTTPClient(port: port)
+        let payload = (0..<60_000).map { UInt8($0 % 251) }
+        let echoed = try client.request("POST", "/echo", body: payload)
+        XCTAssertEqual(echoed.status, 200)
+        XCTAssertEqual(echoed.body, payload)
+        try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+        let chunked = try client.readReply()
+        XCTAssertEqual(String(decoding: chunked.body, as: UTF8.self), "hello world")
+    }
+
+    func testDecodedPathQueryAnd404And405() throws {
+        let client = try RawHTTPClient(port: port)
+        XCTAssertEqual(try client.request("GET", "/query?q=rally+fans%21&q2=x").json?["q"], .string("rally fans!"))
+        XCTAssertEqual(try client.request("GET", "/items/a%20b").json?["id"], .string("a b"))
+        let missing = try client.request("GET", "/nowhere")
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertEqual(missing.errorCode, "not_found")
+        let brew = try client.request("BREW", "/hello")
+        XCTAssertEqual(brew.status, 405)
+        XCTAssertEqual(brew.errorCode, "method_not_allowed")
+        XCTAssertEqual(brew.header("Allow"), "GET, HEAD")
+        let head = try client.request("HEAD", "/hello")
+        XCTAssertEqual(head.status, 200)
+    }
+
+    func testDeclaredOversizeBodyIs413WithoutSendingIt() throws {
+        let client = try RawHTTPClient(port: port)
+        // Headers only: the server must answer without waiting for the 70,000 bytes.
+        try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n")
+        let reply = try client.readReply()
+        XCTAssertEqual(reply.status, 413)
+        XCTAssertEqual(reply.errorCode, "payload_too_large")
+        XCTAssertEqual(reply.header("Content-Type"), "application/json; charset=utf-8")
+    }
+
+    func testChunkedBodyGrowingPastTheLimitIs413() throws {
+        let client = try RawHTTPClient(port: port)
+        var text = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunk = String(repeating: "a", count: 10_000)
+        for _ in 0..<8 { text += "2710\r\n\(chunk)\r\n" }
+        text += "0\r\n\r\n"
+        try client.send(text)
+        let reply = try client.readReply()
+        XCTAssertEqual(reply.status, 413)
+        XCTAssertEqual(reply.errorCode, "payload_too_large")
+    }
+
+    func testOversizeHeadersAre431AndLongURLIs414() throws {
+        let client = try RawHTTPClient(port: port)
+        let filler = String(repeating: "x", count: 1_000)
+        let headers = (0..<20).map { "X-Filler-\($0): \(filler)" }
+        let reply = try client.request("GET", "/hello", headers: headers)
+        XCTAssertEqual(reply.status, 431)
+        XCTAssertNotNil(reply.errorCode)
+        XCTAssertEqual(reply.header("Content-Type"), "application/json; charset=utf-8")
+
+        let other = try RawHTTPClient(port: port)
+        let long = try other.request("GET", "/hello?pad=" + String(repeating: "y", count: 20_000))
+        XCTAssertEqual(long.status, 414)
+        XCTAssertNotNil(long.errorCode)
+    }
+
+    func testOffloadedRequestsDoNotBlockPlainOnes() throws {
+        let port = self.port
+        let group = DispatchGroup()
+        let slowStatuses = SlowResults()
+        for _ in 0..<8 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                let status = (try? RawHTTPClient(port: port).request("POST", "/slow", body: Array("{}".utf8)).status) ?? -1
+                slowStatuses.append(status)
+            }
+        }
+        // Both offload threads are busy before we measure.
+        started.semaphore.wait()
+        started.semaphore.wait()
+
+        var worst: Duration = .zero
+        let clock = ContinuousClock()
+        for i in 0..<50 {
+            let began = clock.now
+            // A fresh connection each time: accept and first response, both on serving threads.
+            let client = try RawHTTPClient(port: port)
+            let reply = try client.request("GET", "/hello")
+            XCTAssertEqual(reply.status, 200, "plain GET \(i)")
+            worst = max(worst, clock.now - began)
+        }
+        XCTAssertLessThan(worst, .milliseconds(150), "plain GETs must not wait for offloaded work")
+        group.wait()
+        XCTAssertEqual(slowStatuses.values, Array(repeating: 200, count: 8))
+    }
+
+    func testGracefulShutdownFinishesInFlightOffloadedRequest() throws {
+        let port = self.port
+        let client = try RawHTTPClient(port: port)
+        try client.send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+        started.semaphore.wait()
+        let stopped = DispatchSemaphore(value: 0)
+        let server = self.server
+        Thread.detachNewThread {
+            server?.shutdown(gracePeriodSeconds: 5)
+            stopped.signal()
+        }
+        let reply = try client.readReply()
+        XCTAssertEqual(reply.status, 200)
+        XCTAssertEqual(reply.json?["slow"], .bool(true))
+        stopped.wait()
+        XCTAssertThrowsError(try RawHTTPClient(port: port), "no longer accepting")
+        self.server = nil
+    }
+
+    func testStartFailsNamingBindWhenPortIsTaken() throws {
+        var config = ServerConfiguration()
+        config.port = port
+        let second = HTTPServer(
+            configuration: config, responder: RouterBuilder<String>().build(), logger: Logger(handler: NullLogHandler()),
+            metrics: MetricsRegistry())
+        XCTAssertThrowsError(try second.start()) { error in
+            XCTAssertEqual((error as? HTTPServerError)?.function, "bind")
+            XCTAssertEqual((error as? HTTPServerError)?.errno, EADDRINUSE)
+        }
+    }
+}
+
+final class SlowResults: Sendable {
+    let storage = Mutex<[Int]>([])
+    func append(_ v: Int) { storage.withLock { $0.append(v) } }
+    var values: [Int] { storage.withLock { $0 } }
+}
+
+extension HTTPServerLiveTests {
+    func testConflictingContentLengthsAre400Envelope() throws {
+        let client = try RawHTTPClient(port: port)
+        try client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc")
+        let reply = try client.readReply()
+        XCTAssertEqual(reply.status, 400)
+        XCTAssertEqual(reply.errorCode, "bad_request")
+    }
+}

@@ -1,0 +1,185 @@
+import JSON
+import Synchronization
+import Telemetry
+import XCTest
+@testable import HTTP
+
+struct Boom: Error {
+    let secret = "hunter2"
+}
+
+/// Records the order middleware ran in.
+struct Tracing: Middleware {
+    typealias Identity = String
+    let name: String
+    let trace: Mutex<[String]>.Box
+
+    func handle(_ request: Request, context: RequestContext<String>, next: (Request, RequestContext<String>) throws -> Response) throws -> Response {
+        trace.append("\(name) in")
+        var context = context
+        context.identity = (context.identity ?? "") + name
+        let response = try next(request, context)
+        trace.append("\(name) out \(response.status)")
+        return response
+    }
+}
+
+extension Mutex where Value == [String] {
+    /// A shareable, lock-protected list for tests.
+    final class Box: Sendable {
+        let m = Mutex<[String]>([])
+        func append(_ s: String) { m.withLock { $0.append(s) } }
+        var values: [String] { m.withLock { $0 } }
+    }
+}
+
+func json(_ response: Response) throws -> JSONValue {
+    try JSONValue.parse(response.body)
+}
+
+final class RouterTests: XCTestCase {
+    func makeResponder(logs: InMemoryLogHandler = InMemoryLogHandler(), trace: Mutex<[String]>.Box? = nil) -> Responder<String> {
+        let router = RouterBuilder<String>(logger: Logger(handler: logs, level: .debug))
+        if let trace {
+            router.add(middleware: Tracing(name: "A", trace: trace))
+            router.add(middleware: Tracing(name: "B", trace: trace))
+        }
+        router.get("/v1/users/{id}") { _, ctx in
+            var w = JSONWriter()
+            w.beginObject()
+            w.field("id", try ctx.parameters.require("id"))
+            w.field("route", ctx.route)
+            w.field("identity", ctx.identity)
+            w.endObject()
+            return .json(writer: w)
+        }
+        router.get("/v1/users/me") { _, _ in .json(JSONValue.object(["me": .bool(true)])) }
+        router.put("/v1/users/{userId}/follow") { _, ctx in
+            .json(JSONValue.object(["followed": .string(ctx.parameters["userId"] ?? "")]))
+        }
+        router.delete("/v1/users/{id}") { _, _ in .noContent() }
+        router.post("/v1/sessions", options: .offload) { _, _ in .json(201, JSONValue.object([:])) }
+        router.get("/fail/api") { _, _ in throw APIError.validation("title", "Title is too long.") }
+        router.get("/fail/nofield") { _, _ in throw APIError.notFound("No such video.") }
+        router.get("/fail/other") { _, _ in throw Boom() }
+        return router.build()
+    }
+
+    func testParameterExtractionAndTrailingSlash() throws {
+        let responder = makeResponder()
+        for path in ["/v1/users/42", "/v1/users/42/"] {
+            let r = responder.respond(to: Request(method: "GET", path: path))
+            XCTAssertEqual(r.status, 200)
+            XCTAssertEqual(try json(r)["id"], .string("42"))
+            XCTAssertEqual(try json(r)["route"], .string("/v1/users/{id}"))
+            XCTAssertEqual(r.header("Content-Type"), "application/json; charset=utf-8")
+        }
+        let follow = responder.respond(to: Request(method: "PUT", path: "/v1/users/7/follow"))
+        XCTAssertEqual(try json(follow)["followed"], .string("7"))
+    }
+
+    func testLiteralWinsOverParameter() throws {
+        let responder = makeResponder()
+        let me = responder.respond(to: Request(method: "GET", path: "/v1/users/me"))
+        XCTAssertEqual(try json(me)["me"], .bool(true))
+        // A method only the parameter route has still reaches it.
+        XCTAssertEqual(responder.respond(to: Request(method: "DELETE", path: "/v1/users/me")).status, 204)
+        // A deeper route behind the parameter branch is found through the literal sibling.
+        XCTAssertEqual(responder.respond(to: Request(method: "PUT", path: "/v1/users/me/follow")).status, 200)
+    }
+
+    func testNotFoundEnvelope() throws {
+        let r = makeResponder().respond(to: Request(method: "GET", path: "/nope"))
+        XCTAssertEqual(r.status, 404)
+        XCTAssertEqual(try json(r), .object(["error": .object(["code": .string("not_found"), "message": .string("Not found.")])]))
+        XCTAssertEqual(r.header("X-Request-Id")?.count, 16)
+        XCTAssertEqual(makeResponder().respond(to: Request(method: "GET", path: "/v1/users")).status, 404)
+        XCTAssertEqual(makeResponder().respond(to: Request(method: "GET", path: "/v1/users/1/2/3")).status, 404)
+    }
+
+    func testMethodNotAllowedWithAllow() throws {
+        let r = makeResponder().respond(to: Request(method: "POST", path: "/v1/users/42"))
+        XCTAssertEqual(r.status, 405)
+        XCTAssertEqual(try json(r)["error"]?["code"], .string("method_not_allowed"))
+        XCTAssertEqual(r.header("Allow"), "DELETE, GET, HEAD")
+    }
+
+    func testUnknownMethodIs405Everywhere() throws {
+        let responder = makeResponder()
+        XCTAssertEqual(responder.respond(to: Request(method: "BREW", path: "/v1/users/42")).status, 405)
+        XCTAssertEqual(responder.respond(to: Request(method: "BREW", path: "/coffee")).status, 405)
+        XCTAssertEqual(responder.respond(to: Request(method: "get", path: "/v1/users/42")).status, 405)
+    }
+
+    func testHeadAnswersLikeGetWithoutBody() {
+        let r = makeResponder().respond(to: Request(method: "HEAD", path: "/v1/users/42"))
+        XCTAssertEqual(r.status, 200)
+        XCTAssertTrue(r.body.isEmpty)
+        XCTAssertNotNil(r.header("X-Request-Id"))
+    }
+
+    func testAPIErrorEnvelope() throws {
+        let responder = makeResponder()
+        let withField = responder.respond(to: Request(method: "GET", path: "/fail/api"))
+        XCTAssertEqual(withField.status, 400)
+        XCTAssertEqual(
+            String(decoding: withField.body, as: UTF8.self),
+            #"{"error":{"code":"validation_failed","message":"Title is too long.","field":"title"}}"#)
+        let withoutField = responder.respond(to: Request(method: "GET", path: "/fail/nofield"))
+        XCTAssertEqual(withoutField.status, 404)
+        XCTAssertNil(try json(withoutField)["error"]?["field"], "field omitted when nil")
+    }
+
+    func testOtherErrorsBecome500AndAreLoggedWithRequestID() throws {
+        let logs = InMemoryLogHandler()
+        let r = makeResponder(logs: logs).respond(
+            to: Request(method: "GET", path: "/fail/other", headers: HTTPHeaders([("Authorization", "Bearer SECRET-TOKEN")]), body: Array("password=hunter2".utf8)))
+        XCTAssertEqual(r.status, 500)
+        XCTAssertEqual(try json(r)["error"]?["code"], .string("internal"))
+        let requestID = try XCTUnwrap(r.header("X-Request-Id"))
+        let errors = logs.records.filter { $0.level == .error }
+        XCTAssertEqual(errors.count, 1)
+        XCTAssertEqual(errors.first?.metadataValue("request_id"), requestID)
+        XCTAssertEqual(errors.first?.metadataValue("error_type"), "HTTPTests.Boom")
+        let everything = logs.records.map { $0.message + $0.metadata.map { "\($0.0)=\($0.1)" }.joined() }.joined()
+        XCTAssertFalse(everything.contains("hunter2"))
+        XCTAssertFalse(everything.contains("SECRET-TOKEN"))
+    }
+
+    func testMiddlewareOrderAndFinalStatus() throws {
+        let trace = Mutex<[String]>.Box()
+        let responder = makeResponder(trace: trace)
+        let ok = responder.respond(to: Request(method: "GET", path: "/v1/users/1"))
+        XCTAssertEqual(try json(ok)["identity"], .string("AB"))
+        _ = responder.respond(to: Request(method: "GET", path: "/fail/api"))
+        XCTAssertEqual(trace.values, ["A in", "B in", "B out 200", "A out 200", "A in", "B in", "B out 400", "A out 400"])
+    }
+
+    func testMetricsMiddlewareSeesThrownStatus() {
+        let registry = MetricsRegistry()
+        let router = RouterBuilder<String>()
+        router.add(middleware: MetricsMiddleware<String>(registry: registry))
+        router.get("/v1/videos/{id}") { _, _ in throw APIError.notFound() }
+        let responder = router.build()
+        _ = responder.respond(to: Request(method: "GET", path: "/v1/videos/9"))
+        let text = registry.renderPrometheus()
+        XCTAssertTrue(text.contains(#"pacenote_http_requests_total{route="/v1/videos/{id}",method="GET",status="404"} 1"#), text)
+        XCTAssertTrue(text.contains(#"pacenote_http_request_duration_seconds_count{route="/v1/videos/{id}"} 1"#), text)
+    }
+
+    func testOffloadFlagAndRouteList() {
+        let responder = makeResponder()
+        XCTAssertTrue(responder.wantsOffload(Request(method: "POST", path: "/v1/sessions")))
+        XCTAssertFalse(responder.wantsOffload(Request(method: "GET", path: "/v1/users/1")))
+        XCTAssertFalse(responder.wantsOffload(Request(method: "GET", path: "/v1/sessions")))
+        XCTAssertTrue(responder.routes.contains(where: { $0.method == "PUT" && $0.pattern == "/v1/users/{userId}/follow" }))
+        XCTAssertEqual(responder.routes.count, 8)
+    }
+
+    func testRequestIDsDiffer() {
+        let responder = makeResponder()
+        let ids = Set((0..<50).compactMap { _ in responder.respond(to: Request(method: "GET", path: "/x")).header("X-Request-Id") })
+        XCTAssertEqual(ids.count, 50)
+        XCTAssertTrue(ids.allSatisfy { $0.count == 16 && $0.allSatisfy(\.isHexDigit) })
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import XCTest
+@testable import JSON
+
+final class JSONWriterTests: XCTestCase {
+    static let hostileStrings: [String] = [
+        "",
+        "plain",
+        "quote \" and backslash \\ and slash /",
+        "\\\"\\\\\"",
+        "newline\n return\r tab\t backspace\u{08} formfeed\u{0C}",
+        "nul\u{0}in the middle\u{0}",
+        String((0..<32).map { Character(Unicode.Scalar(UInt8($0))) }),
+        "delete \u{7F}",
+        "emoji 🏎️💨 flags 🇫🇮 family 👨‍👩‍👧",
+        "line separators \u{2028} and \u{2029}",
+        "accents Rallye Portugal Ñandú ß",
+        "</script><script>alert(1)</script>",
+        String(repeating: "é🏁\u{1}\"", count: 2_500),  // 10,000 characters of mixed Unicode
+    ]
+
+    func testHostileStringsRoundTripThroughBothParsers() throws {
+        for s in Self.hostileStrings {
+            var w = JSONWriter()
+            w.beginObject()
+            w.field("value", s)
+            w.field("list", array: [s, s])
+            w.endObject()
+            let bytes = w.bytes
+            XCTAssertNotNil(String(validating: bytes, as: UTF8.self), "writer output must be valid UTF-8")
+            // No raw control characters may survive in the output.
+            XCTAssertFalse(bytes.contains(where: { $0 < 0x20 }))
+
+            let ours = try JSONValue.parse(bytes)
+            XCTAssertEqual(ours["value"], .string(s))
+            XCTAssertEqual(ours["list"], .array([.string(s), .string(s)]))
+
+            let foundation = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+            XCTAssertEqual(foundation?["value"] as? String, s)
+        }
+    }
+
+    func testLineSeparatorsAreEscaped() {
+        var w = JSONWriter()
+        w.value("a\u{2028}b\u{2029}c")
+        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), #""a\u2028b\u2029c""#)
+    }
+
+    func testControlCharactersUseShortAndLongForms() {
+        var w = JSONWriter()
+        w.value("\n\r\t\u{08}\u{0C}\u{0}\u{1F}")
+        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), #""\n\r\t\b\f\u0000\u001f""#)
+    }
+
+    func testCommasAndScalars() {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("a", 1)
+        w.field("b", Int64.min)
+        w.field("c", true)
+        w.field("d", nil as String?)
+        w.field("e", Double.nan)
+        w.field("f", 2.5)
+        w.key("g")
+        w.writeArray([1, 2, 3]) { w, i in w.value(i) }
+        w.key("h")
+        w.beginArray()
+        w.endArray()
+        w.key("i")
+        w.beginObject()
+        w.endObject()
+        w.endObject()
+        XCTAssertEqual(
+            String(decoding: w.bytes, as: UTF8.self),
+            #"{"a":1,"b":-9223372036854775808,"c":true,"d":null,"e":null,"f":2.5,"g":[1,2,3],"h":[],"i":{}}"#)
+    }
+
+    func testJSONValueRoundTrip() throws {
+        let value = JSONValue.object([
+            "n": .null, "b": .bool(false), "i": .int(-42), "d": .double(0.1),
+            "s": .string("x\u{0}y"), "a": .array([.int(1), .object([:])]),
+        ])
+        var w = JSONWriter()
+        w.value(value)
+        XCTAssertEqual(try JSONValue.parse(w.bytes), value)
+    }
+}
