@@ -1,1 +1,0 @@
-// HTTPTests: placeholder until its tests merge.

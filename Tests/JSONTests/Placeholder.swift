@@ -1,1 +1,0 @@
-// JSONTests: placeholder until its tests merge.

@@ -1,1 +1,0 @@
-// TelemetryTests: placeholder until its tests merge.
