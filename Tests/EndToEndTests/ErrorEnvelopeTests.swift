@@ -101,7 +101,10 @@ final class ErrorEnvelopeTests: ServerTestCase {
                 XCTFail("no answer within 5 s (timeout or connection closed) to Content-Length: \(length)")
                 continue
             }
-            assertError(result, 400, "bad_request", "Content-Length: \(length)")
+            // libmicrohttpd 0.9.75 refuses an unparseable Content-Length itself, before any
+            // application code runs, with a bare 400 and no JSON body (docs/ARCHITECTURE.md,
+            // "What libmicrohttpd answers itself"). The status is what a client can rely on.
+            XCTAssertEqual(result.status, 400, "Content-Length: \(length): \(result)")
         }
         let conflicting = "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 7\r\nContent-Length: 9\r\n\r\n{\"a\":1}"
         let result = client.sendRaw(Array(conflicting.utf8), timeout: 5)

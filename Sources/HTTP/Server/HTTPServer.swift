@@ -50,9 +50,13 @@ public final class HTTPServer: Sendable {
         // unsafeBitCast: C function pointers travel through the va_list as plain pointers.
         let completedCallback: MHD_RequestCompletedCallback = mhdCompletedCallback
         let logCallback: MHD_LogCallback = mhdLogCallback
+        let unescapeCallback: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = mhdKeepEscaped
+        let unescape = unsafeBitCast(unescapeCallback, to: OpaquePointer.self)
         let completed = unsafeBitCast(completedCallback, to: OpaquePointer.self)
         let logger = unsafeBitCast(logCallback, to: OpaquePointer.self)
         let options: [any CVarArg] = [
+            // First, so that MHD routes every later diagnostic (including about options) to us.
+            MHD_OPTION.EXTERNAL_LOGGER.rawValue, logger, OpaquePointer(coreContext),
             MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, config.threads)),
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(0, config.connectionTimeoutSeconds)),
             MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, config.maxConnections)),
@@ -62,8 +66,8 @@ public final class HTTPServer: Sendable {
             // pool are refused by MHD itself, with its own HTML body.
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, max(96 * 1024, config.maxHeaderBytes * 4 + 16 * 1024),
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, completed, OpaquePointer(coreContext),
-            MHD_OPTION.EXTERNAL_LOGGER.rawValue, logger, OpaquePointer(coreContext),
             MHD_OPTION.LISTEN_SOCKET.rawValue, listener.fd,
+            MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unescape, OpaquePointer(coreContext),
             MHD_OPTION.END.rawValue,
         ]
         let started: OpaquePointer? = withVaList(options) { va in

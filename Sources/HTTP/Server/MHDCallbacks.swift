@@ -90,6 +90,13 @@ func mhdCompletedCallback(
 }
 
 /// MHD's diagnostics (MHD_USE_ERROR_LOG), formatted and sent to our logger.
+/// MHD_OPTION_UNESCAPE_CALLBACK: leaves `%XX` escapes in place (answers the unchanged
+/// length), so that `PercentDecoding` decodes them in Swift, where a `%00` can be refused
+/// instead of truncating a C string.
+func mhdKeepEscaped(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ text: UnsafeMutablePointer<CChar>?) -> Int {
+    text.map { strlen($0) } ?? 0
+}
+
 func mhdLogCallback(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ args: CVaListPointer?) {
     guard let cls, let format, let args else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
@@ -132,12 +139,21 @@ extension ServerCore {
         version: UnsafePointer<CChar>?, conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let methodString = method.map { String(cString: $0) } ?? ""
-        // MHD hands us the path already percent-decoded and without the query string.
-        let path = url.map { String(cString: $0) } ?? "/"
+        // MHD hands us the path without the query string, still percent-encoded (see
+        // mhdKeepEscaped); query arguments come split, with '+' already turned into a space.
+        let rawPath = url.map { String(cString: $0) } ?? "/"
         let headers = connectionValues(connection, .HEADER_KIND)
         let arguments = connectionValues(connection, .GET_ARGUMENT_KIND)
+        var malformedURL = false
+        let path = PercentDecoding.decode(rawPath) ?? { malformedURL = true; return rawPath }()
         var query: [String: String] = [:]
-        for (k, v) in arguments { query[k] = v }  // last value wins
+        for (k, v) in arguments {
+            guard let key = PercentDecoding.decode(k), let value = PercentDecoding.decode(v) else {
+                malformedURL = true
+                continue
+            }
+            query[key] = value  // last value wins
+        }
 
         // Sizes as the client sent them, approximately: decoding only shrinks the URL, so this
         // never over-counts. "METHOD SP URL SP VERSION".
@@ -160,7 +176,7 @@ extension ServerCore {
         let lengths = headers.filter { asciiCaseInsensitiveEquals($0.0, "Content-Length") }.map(\.1)
         let contentLength = Set(lengths).count > 1 ? "conflicting" : lengths.first
         let action = box.upload.withLock {
-            $0.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: contentLength)
+            $0.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: contentLength, malformedURL: malformedURL)
         }
         return perform(action, box: box, connection: connection)
     }

@@ -46,10 +46,12 @@ struct UploadState {
     }
 
     /// First call: check sizes the client declared before reading anything.
-    mutating func begin(requestLineBytes: Int, headerBytes: Int, contentLength: String?) -> Action {
+    mutating func begin(requestLineBytes: Int, headerBytes: Int, contentLength: String?, malformedURL: Bool = false) -> Action {
         guard case .awaitingFirstCall = phase else { return .close }
         var rejection: APIError?
-        if requestLineBytes > maxHeaderBytes {
+        if malformedURL {
+            rejection = .badRequest("The URL has a NUL byte, a broken %-escape or bytes that are not UTF-8.")
+        } else if requestLineBytes > maxHeaderBytes {
             rejection = APIError(status: 414, code: "bad_request", message: "Request line is too long.")
         } else if headerBytes > maxHeaderBytes {
             rejection = APIError(status: 431, code: "bad_request", message: "Request headers are too large.")
