@@ -60,10 +60,6 @@ public struct AccountStore: Sendable {
         return (try row.decode("id"), try row.decode("password_hash"))
     }
 
-    func passwordHash(id: String, on connection: any DatabaseConnection) throws -> String? {
-        try connection.fetchValue("SELECT password_hash FROM users WHERE id = \(id)", as: String.self)
-    }
-
     func setPasswordHash(_ hash: String, id: String, now: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("UPDATE users SET password_hash = \(hash), updated_at = \(now) WHERE id = \(id)")
     }

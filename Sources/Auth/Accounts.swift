@@ -215,16 +215,31 @@ public final class Accounts: Sendable {
         }
     }
 
+    /// Checks a confirmation password. Failures count toward the lockout of the account's
+    /// username, so a stolen session cannot be used to guess the password without limit.
     private func checkPassword(_ identity: Identity, _ password: String) throws {
-        guard let hash = try database.read({ connection in try store.passwordHash(id: identity.userID, on: connection) }) else {
+        let now = clock.nowMillis()
+        guard let (key, hash, remaining) = try database.read({ connection -> (String, String, Int64?)? in
+            guard let row = try connection.fetchOne("SELECT username_key, password_hash FROM users WHERE id = \(identity.userID)") else { return nil }
+            let key: String = try row.decode("username_key")
+            return (key, try row.decode("password_hash"), try throttle.lockRemaining(key: key, now: now, on: connection))
+        }) else {
             throw AuthError.invalidSession
         }
-        guard hasher.verify(password, against: hash) else { throw AuthError.wrongPassword }
+        if let remaining { throw AuthError.accountLocked(retryAfterSeconds: Int((remaining + 999) / 1_000)) }
+        guard hasher.verify(password, against: hash) else {
+            try database.write { connection in try throttle.recordFailure(key: key, now: clock.nowMillis(), on: connection) }
+            throw AuthError.wrongPassword
+        }
     }
 
-    /// Removes expired sessions; answers how many.
-    public func purgeExpiredSessions() throws -> Int {
+    /// Removes expired sessions and lockout records that no longer count; answers how many
+    /// sessions went. The server runs it periodically.
+    public func purgeExpired() throws -> Int {
         let now = clock.nowMillis()
-        return try database.write { connection in try sessions.deleteExpired(now: now, on: connection) }
+        return try database.write { connection in
+            try throttle.purge(now: now, on: connection)
+            return try sessions.deleteExpired(now: now, on: connection)
+        }
     }
 }

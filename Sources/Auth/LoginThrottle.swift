@@ -4,6 +4,9 @@ import Storage
 ///
 /// Counted per lower-cased login name in the database, whether or not an account has that
 /// name (so a lockout reveals nothing), and shared by every server process on the database.
+/// Each failure is a row, so the window slides: `threshold` failures within any span of
+/// `windowMillis` lock the name, however they fall on the clock. A name keeps at most
+/// `threshold - 1` rows, and `purge` drops what has aged out.
 public struct LoginThrottle: Sendable {
     public struct Policy: Sendable {
         /// Failures within `windowMillis` that lock the name.
@@ -17,31 +20,34 @@ public struct LoginThrottle: Sendable {
 
     /// When the name is locked, the milliseconds left.
     func lockRemaining(key: String, now: Int64, on connection: any DatabaseConnection) throws -> Int64? {
-        guard let until = try connection.fetchValue(
-            "SELECT locked_until FROM login_throttle WHERE login_key = \(key)", as: Int64?.self) ?? nil,
-            until > now else { return nil }
+        guard let until = try connection.fetchValue("SELECT locked_until FROM login_locks WHERE login_key = \(key)", as: Int64.self),
+              until > now else { return nil }
         return until - now
     }
 
-    /// Counts one failure; a failure outside the window starts a new one, and the
-    /// `threshold`-th failure inside it locks the name for `lockMillis`.
+    /// Counts one failure; the `threshold`-th within the window locks the name for `lockMillis`
+    /// and starts the count afresh.
     func recordFailure(key: String, now: Int64, on connection: any DatabaseConnection) throws {
-        let windowStart = now - policy.windowMillis
+        try connection.execute("DELETE FROM login_failures WHERE login_key = \(key) AND failed_at <= \(now - policy.windowMillis)")
+        try connection.execute("INSERT INTO login_failures (login_key, failed_at) VALUES (\(key), \(now))")
+        let failures = try connection.fetchValue("SELECT COUNT(*) FROM login_failures WHERE login_key = \(key)", as: Int.self) ?? 0
+        guard failures >= policy.threshold else { return }
         try connection.execute("""
-            INSERT INTO login_throttle (login_key, failures, window_start, locked_until)
-            VALUES (\(key), 1, \(now), NULL)
-            ON CONFLICT (login_key) DO UPDATE SET
-                failures = CASE WHEN login_throttle.window_start <= \(windowStart) THEN 1 ELSE login_throttle.failures + 1 END,
-                window_start = CASE WHEN login_throttle.window_start <= \(windowStart) THEN \(now) ELSE login_throttle.window_start END
+            INSERT INTO login_locks (login_key, locked_until) VALUES (\(key), \(now + policy.lockMillis))
+            ON CONFLICT (login_key) DO UPDATE SET locked_until = excluded.locked_until
             """)
-        try connection.execute("""
-            UPDATE login_throttle SET locked_until = \(now + policy.lockMillis), failures = 0, window_start = \(now)
-            WHERE login_key = \(key) AND failures >= \(policy.threshold)
-            """)
+        try connection.execute("DELETE FROM login_failures WHERE login_key = \(key)")
     }
 
     /// A successful login forgets earlier failures.
     func recordSuccess(key: String, on connection: any DatabaseConnection) throws {
-        try connection.execute("DELETE FROM login_throttle WHERE login_key = \(key)")
+        try connection.execute("DELETE FROM login_failures WHERE login_key = \(key)")
+        try connection.execute("DELETE FROM login_locks WHERE login_key = \(key)")
+    }
+
+    /// Drops failures that have left the window and locks that have expired.
+    func purge(now: Int64, on connection: any DatabaseConnection) throws {
+        try connection.execute("DELETE FROM login_failures WHERE failed_at <= \(now - policy.windowMillis)")
+        try connection.execute("DELETE FROM login_locks WHERE locked_until <= \(now)")
     }
 }

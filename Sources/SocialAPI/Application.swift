@@ -1,5 +1,6 @@
 import Auth
 import Foundation
+import Synchronization
 import HTTP
 import Storage
 import Telemetry
@@ -24,6 +25,7 @@ public final class Application: Sendable {
     public let accounts: Accounts
     public let metrics: MetricsRegistry
     public let logger: Logger
+    private let maintenance: Mutex<Maintenance?> = Mutex(nil)
 
     /// Opens the database and applies pending migrations.
     public init(configuration: Configuration, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock = SystemClock()) throws {
@@ -55,7 +57,13 @@ public final class Application: Sendable {
         return router.build()
     }
 
+    /// Starts the periodic clean-up a running server needs (`close` stops it).
+    public func startMaintenance() {
+        maintenance.withLock { $0 = $0 ?? Maintenance(accounts: accounts, logger: logger) }
+    }
+
     public func close() {
+        maintenance.withLock { $0?.stop(); $0 = nil }
         database.close()
     }
 }

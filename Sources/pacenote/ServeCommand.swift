@@ -37,6 +37,7 @@ enum ServeCommand {
         let http = HTTPServer(configuration: server, responder: application.makeResponder(), logger: logger, metrics: application.metrics)
         // HTTPServer logs `listening` with the bound address once it accepts connections.
         try http.start()
+        application.startMaintenance()
 
         let signal = StopSignals.wait()
         logger.info("stopping", ["signal": signal])

@@ -217,7 +217,7 @@ import Storage
         badName.displayName = "   "
         #expect(validationField { _ = try accounts.updateProfile(identity, badName) } == "displayName")
         var longName = AccountStore.ProfileChanges()
-        longName.displayName = String(repeating: "n", count: 51)
+        longName.displayName = String(repeating: "n", count: 101)
         #expect(validationField { _ = try accounts.updateProfile(identity, longName) } == "displayName")
         var badEmail = AccountStore.ProfileChanges()
         badEmail.email = "not-an-email"

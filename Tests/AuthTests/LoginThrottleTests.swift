@@ -184,8 +184,34 @@ import Testing
         fixture.clock.advance(minutes: 1)
         fail(fixture, login: "seb", times: 2)            // t = 15 min: a new window starts
         // Ten failures between t = 14 and t = 15 minutes, all within 15 minutes.
-        withKnownIssue("fixed-window throttle splits failures at a window boundary") {
-            #expect(lockSeconds(fixture, login: "seb") != nil)
+        #expect(lockSeconds(fixture, login: "seb") != nil)
+    }
+
+    @Test func wrongConfirmationPasswordsCountTowardTheLockout() throws {
+        let fixture = try AuthFixture(Self.smallPolicy)
+        let signedIn = try fixture.signUp("Guesser")
+        let identity = try fixture.accounts.authenticate(token: signedIn.token.value)
+        for _ in 0..<3 {
+            #expect(throws: AuthError.wrongPassword) {
+                try fixture.accounts.changePassword(identity, current: Self.wrong, new: "brand-new-password")
+            }
         }
+        // A stolen session cannot keep guessing, even with the right password now.
+        #expect(throws: AuthError.accountLocked(retryAfterSeconds: 120)) {
+            try fixture.accounts.deleteAccount(identity, password: AuthFixture.password)
+        }
+        #expect(lockSeconds(fixture, login: "guesser") == 120)
+        fixture.clock.advance(minutes: 2)
+        try fixture.accounts.changePassword(identity, current: AuthFixture.password, new: "brand-new-password")
+    }
+
+    @Test func purgeDropsOnlyWhatNoLongerCounts() throws {
+        let fixture = try AuthFixture(Self.smallPolicy)
+        fail(fixture, login: "old", times: 1)
+        fixture.clock.advance(minutes: 2)
+        fail(fixture, login: "recent", times: 1)
+        _ = try fixture.accounts.purgeExpired()
+        let keys = try fixture.rows("SELECT login_key FROM login_failures").map { try $0.decode("login_key", as: String.self) }
+        #expect(keys == ["recent"])
     }
 }

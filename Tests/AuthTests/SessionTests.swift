@@ -183,9 +183,9 @@ import Storage
         try fixture.signUp("seb")
         fixture.clock.advance(seconds: 30)
         let fresh = try fixture.signUp("ogier")
-        #expect(try fixture.accounts.purgeExpiredSessions() == 0)
+        #expect(try fixture.accounts.purgeExpired() == 0)
         fixture.clock.advance(seconds: 30)
-        #expect(try fixture.accounts.purgeExpiredSessions() == 1)
+        #expect(try fixture.accounts.purgeExpired() == 1)
         #expect(try fixture.value("SELECT COUNT(*) FROM sessions", as: Int.self) == 1)
         #expect(fixture.tokenWorks(fresh.token))
     }

@@ -36,10 +36,16 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_user_id ON sessions (user_id);
 
 -- Failed logins per login name (lower-cased), whether or not an account has that name,
--- so that a lockout reveals nothing about which names exist.
-CREATE TABLE login_throttle (
+-- so that a lockout reveals nothing about which names exist. One row per failure, so the
+-- window slides: N failures within any span of the window lock the name.
+CREATE TABLE login_failures (
+    login_key  TEXT NOT NULL,
+    failed_at  INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX login_failures_key_time ON login_failures (login_key, failed_at);
+
+CREATE TABLE login_locks (
     login_key     TEXT PRIMARY KEY,
-    failures      INTEGER NOT NULL,
-    window_start  INTEGER NOT NULL,
-    locked_until  INTEGER
+    locked_until  INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
