@@ -2,7 +2,10 @@
 -- Times are INTEGER milliseconds since the Unix epoch (UTC); ids are opaque TEXT.
 
 CREATE TABLE users (
-    id                         TEXT PRIMARY KEY,
+    -- A stable integer key: full-text search rows point at it (VACUUM may renumber an
+    -- implicit rowid, never an INTEGER PRIMARY KEY). Clients only ever see `id`.
+    seq                        INTEGER PRIMARY KEY,
+    id                         TEXT NOT NULL UNIQUE,
     username                   TEXT NOT NULL,
     -- Lower-cased copies carry the case-insensitive uniqueness (API.md).
     username_key               TEXT NOT NULL UNIQUE,
