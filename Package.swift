@@ -58,6 +58,6 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["pacenote"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite"]),
     ]
 )
