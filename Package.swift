@@ -36,7 +36,7 @@ let package = Package(
         ),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "JSON", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["Storage", "Crypto", "CCrypt", "Telemetry"], swiftSettings: swiftSettings),
-        .target(name: "VideoRegistry", dependencies: ["Storage", "Auth"], swiftSettings: swiftSettings),
+        .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "CloudHooks", "Crypto"], swiftSettings: swiftSettings),
         .target(name: "CloudHooks", dependencies: ["Storage", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "SocialAPI",

@@ -46,14 +46,15 @@ public struct Account: Sendable, Equatable {
 }
 
 extension Account {
-    /// The columns `init(row:)` reads, for SELECTs that build accounts.
-    static let columns: SQL = """
-        id, username, email, email_verified, display_name, avatar_url, role, notify_new_videos, \
-        notify_my_activity, notify_following_activity, followers_count, following_count, videos_count, \
-        created_at, banned_at
+    /// The columns `init(row:)` reads, qualified by the table name so that joins (search)
+    /// can select them beside columns of the same name.
+    public static let columns: SQL = """
+        users.id, users.username, users.email, users.email_verified, users.display_name, users.avatar_url, users.role, \
+        users.notify_new_videos, users.notify_my_activity, users.notify_following_activity, users.followers_count, \
+        users.following_count, users.videos_count, users.created_at, users.banned_at
         """
 
-    init(row: Row) throws {
+    public init(row: Row) throws {
         id = try row.decode("id")
         username = try row.decode("username")
         email = try row.decode("email")

@@ -100,6 +100,25 @@ public struct AccountStore: Sendable {
         return updated
     }
 
+    /// The stored counters of a user, kept exact by the application's hooks.
+    public enum Counter: String, Sendable {
+        case followers = "followers_count"
+        case following = "following_count"
+        case videos = "videos_count"
+    }
+
+    /// Adds `delta` to one of a user's stored counters.
+    public func adjust(_ counter: Counter, of userID: String, by delta: Int, on connection: any DatabaseConnection) throws {
+        try connection.execute("UPDATE users SET \(unsafe: counter.rawValue) = \(unsafe: counter.rawValue) + \(delta) WHERE id = \(userID)")
+    }
+
+    /// The accounts with these ids, in no particular order (for presenting lists).
+    public func find(ids: [String], on connection: any DatabaseConnection) throws -> [Account] {
+        guard !ids.isEmpty else { return [] }
+        let list = SQL.joined(ids.map { "\($0)" }, separator: ", ")
+        return try connection.fetchAll("SELECT \(Account.columns) FROM users WHERE id IN (\(list))").map(Account.init(row:))
+    }
+
     func delete(id: String, on connection: any DatabaseConnection) throws {
         try connection.execute("DELETE FROM users WHERE id = \(id)")
     }

@@ -204,14 +204,18 @@ public final class Accounts: Sendable {
         }
     }
 
-    /// Deletes the caller's account after checking the password. `cascade` runs first in
-    /// the same transaction, for what other modules keep about the account; the account's
-    /// sessions go with it (ON DELETE CASCADE).
-    public func deleteAccount(_ identity: Identity, password: String, cascade: (String, any DatabaseConnection) throws -> Void = { _, _ in }) throws {
+    /// Deletes the caller's account after checking the password. `run` receives the account
+    /// and the transaction's connection, and must call `deleteRow` once: that is where the
+    /// application's hooks wrap the delete with their cascades. The account's sessions go
+    /// with the row (ON DELETE CASCADE).
+    public func deleteAccount(
+        _ identity: Identity, password: String,
+        through run: (Account, any DatabaseConnection, _ deleteRow: () throws -> Void) throws -> Void = { _, _, deleteRow in try deleteRow() }
+    ) throws {
         try checkPassword(identity, password)
         try database.write { connection in
-            try cascade(identity.userID, connection)
-            try store.delete(id: identity.userID, on: connection)
+            guard let account = try store.find(id: identity.userID, on: connection) else { throw AuthError.invalidSession }
+            try run(account, connection) { try store.delete(id: account.id, on: connection) }
         }
     }
 

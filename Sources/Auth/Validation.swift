@@ -41,21 +41,10 @@ enum Validation {
 
     /// Display names are stored trimmed; lengths count Unicode characters.
     static func displayName(_ value: String, field: String = "displayName") throws(AuthError) -> String {
-        let trimmed = trimmed(value)
-        guard !trimmed.unicodeScalars.contains(where: { $0.value == 0 }) else {
-            throw .validation(field: field, message: "A display name cannot contain a NUL character.")
+        guard let text = TextRules.checked(value, length: displayNameLength) else {
+            throw .validation(field: field, message: "A display name is 1 to 100 characters, without NUL.")
         }
-        guard displayNameLength.contains(trimmed.count) else {
-            throw .validation(field: field, message: "A display name is 1 to 100 characters.")
-        }
-        return trimmed
-    }
-
-    static func trimmed(_ value: String) -> String {
-        let scalars = value.unicodeScalars
-        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let end = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        return String(scalars[start...end])
+        return text
     }
 
     /// The key that makes usernames and emails unique case-insensitively.

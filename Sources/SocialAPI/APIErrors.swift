@@ -2,6 +2,7 @@ import Auth
 import Crypto
 import HTTP
 import Storage
+import VideoRegistry
 
 /// Every domain error mapped to its HTTP answer, in one place (API.md "Errors").
 /// Anything not mapped here becomes 500 `internal`, logged with the request id.
@@ -19,6 +20,10 @@ enum APIErrors {
         case let error as APIError:
             return error
         case let error as AuthError:
+            return map(error)
+        case let error as VideoRegistryError:
+            return map(error)
+        case let error as SocialError:
             return map(error)
         case StorageError.busy:
             return APIError(status: 503, code: "unavailable", message: "The server is busy; try again.", headers: [("Retry-After", "1")])
@@ -49,6 +54,36 @@ enum APIErrors {
             return invalidSession
         case .notFound:
             return .notFound()
+        }
+    }
+
+    static func map(_ error: VideoRegistryError) -> APIError {
+        switch error {
+        case .validation(let field, let message):
+            return .validation(field, message)
+        case .invalidYouTubeID:
+            return APIError(status: 400, code: "invalid_youtube_id", message: "That is not a YouTube video id or link.", field: "youtubeId")
+        case .duplicateVideo:
+            return APIError(status: 409, code: "duplicate_video", message: "That YouTube video is already registered.", field: "youtubeId")
+        case .notFound:
+            return .notFound()
+        case .forbidden(let message):
+            return forbidden(message)
+        case .conflict(let message):
+            return APIError(status: 409, code: "conflict", message: message)
+        }
+    }
+
+    static func map(_ error: SocialError) -> APIError {
+        switch error {
+        case .validation(let field, let message):
+            return .validation(field, message)
+        case .notFound(let message):
+            return .notFound(message)
+        case .forbidden(let message):
+            return forbidden(message)
+        case .conflict(let message):
+            return APIError(status: 409, code: "conflict", message: message)
         }
     }
 }

@@ -1,9 +1,11 @@
 import Auth
+import CloudHooks
 import Foundation
 import Synchronization
 import HTTP
 import Storage
 import Telemetry
+import VideoRegistry
 
 /// Pacenote assembled: the database, the domain services and the HTTP routes.
 ///
@@ -17,12 +19,22 @@ public final class Application: Sendable {
         public var publicRead = false
         public var databaseReaders = 4
         public var sqliteSynchronousFull = false
+        /// Distinct flags that hide a video automatically.
+        public var autoHideFlags = 5
+        /// The key that authenticates cursors (64 hex characters); generated into the data
+        /// directory when not given. Give the same one to every process sharing a database.
+        public var cursorSecret: String?
         public init() {}
     }
 
     public let configuration: Configuration
     public let database: any Database
     public let accounts: Accounts
+    public let hooks: Hooks
+    public let rallies: Rallies
+    public let videos: Videos
+    let social: Social
+    let cursors: CursorCodec
     public let metrics: MetricsRegistry
     public let logger: Logger
     private let maintenance: Mutex<Maintenance?> = Mutex(nil)
@@ -36,6 +48,13 @@ public final class Application: Sendable {
         let applied = try Migrator(migrations: Schema.sqlite).migrate(database, now: clock.nowMillis())
         if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
         accounts = Accounts(database: database, configuration: configuration.accounts, clock: clock)
+        let registry = HookRegistry()
+        BuiltInHooks.register(on: registry, configuration: .init(autoHideFlags: configuration.autoHideFlags))
+        hooks = registry.build()
+        rallies = Rallies(database: database, clock: clock)
+        videos = Videos(database: database, hooks: hooks, clock: clock)
+        social = Social(database: database, hooks: hooks, videos: videos, clock: clock)
+        cursors = CursorCodec(key: try CursorSecret.load(dataDirectory: configuration.dataDirectory, configured: configuration.cursorSecret))
     }
 
     private static func openDatabase(_ configuration: Configuration) throws -> any Database {
@@ -53,7 +72,12 @@ public final class Application: Sendable {
         router.add(middleware: AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead))
 
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
-        AccountRoutes(accounts: accounts).register(on: router)
+        AccountRoutes(accounts: accounts, database: database, hooks: hooks).register(on: router)
+        UserRoutes(database: database, social: social, codec: cursors).register(on: router)
+        RallyRoutes(database: database, rallies: rallies, codec: cursors).register(on: router)
+        VideoRoutes(database: database, videos: videos, social: social, codec: cursors).register(on: router)
+        SearchRoutes(database: database, codec: cursors).register(on: router)
+        ModerationRoutes(database: database, videos: videos).register(on: router)
         return router.build()
     }
 

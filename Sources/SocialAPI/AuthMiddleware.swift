@@ -12,7 +12,9 @@ struct AuthMiddleware: Middleware {
     static let publicRoutes: Set<String> = ["POST /v1/users", "POST /v1/sessions"]
     /// Rallies, videos, users and their lists; never feeds, notifications or moderation.
     static let publicReadRoutes: Set<String> = [
-        "GET /v1/users/{idOrUsername}",
+        "GET /v1/users/{idOrUsername}", "GET /v1/users/{id}/videos", "GET /v1/users/{id}/followers",
+        "GET /v1/users/{id}/following", "GET /v1/rallies", "GET /v1/rallies/{id}", "GET /v1/rallies/{id}/days/{n}/videos",
+        "GET /v1/videos/{id}", "GET /v1/videos/{id}/likes", "GET /v1/videos/{id}/comments",
     ]
 
     let accounts: Accounts

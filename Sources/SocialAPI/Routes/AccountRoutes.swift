@@ -1,11 +1,15 @@
 import Auth
+import CloudHooks
 import HTTP
+import Storage
 
 /// API.md "Accounts and sessions": sign-up, login, logout, the caller's own account, and
 /// other users' public profiles. Routes that run bcrypt are `.offload`ed so they never
 /// hold a serving thread.
 struct AccountRoutes {
     let accounts: Accounts
+    let database: any Database
+    let hooks: Hooks
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/users", options: .offload, signUp)
@@ -78,7 +82,10 @@ struct AccountRoutes {
 
     @Sendable func deleteMe(_ request: Request, _ context: Context) throws -> Response {
         let body = try JSONBody.parse(request)
-        try accounts.deleteAccount(try context.caller(), password: try body.requireString("password"))
+        // The hooks cascade: the account's videos, its activities both ways, everyone's counters.
+        try accounts.deleteAccount(try context.caller(), password: try body.requireString("password")) { account, connection, deleteRow in
+            try hooks.delete(account, on: connection, write: deleteRow)
+        }
         return .noContent()
     }
 
@@ -88,8 +95,7 @@ struct AccountRoutes {
         if let caller = context.identity, caller.userID == account.id {
             return .json(200, UserJSON(account: account, view: .owner))
         }
-        let view: UserJSON.View = context.identity == nil ? .anonymous : .signedIn(isFollowing: false)
-        return .json(200, UserJSON(account: account, view: view))
+        return .json(200, try database.read { connection in try Presenter(context.identity, connection).user(account) })
     }
 
     @Sendable func setRole(_ request: Request, _ context: Context) throws -> Response {
@@ -99,7 +105,7 @@ struct AccountRoutes {
             throw APIError.validation("role", "role must be one of user, moderator, admin.")
         }
         let account = try accounts.setRole(role, idOrUsername: try context.parameters.require("id"))
-        return .json(200, UserJSON(account: account, view: .signedIn(isFollowing: false)))
+        return .json(200, try database.read { connection in try Presenter(context.identity, connection).user(account) })
     }
 }
 

@@ -1,0 +1,96 @@
+import Storage
+
+/// The SQL of the `activities` table.
+struct ActivityStore: Sendable {
+    typealias Position = (createdAt: Int64, id: String)
+
+    func find(id: String, on connection: any DatabaseConnection) throws -> Activity? {
+        try connection.fetchOne("SELECT \(Activity.columns) FROM activities a WHERE a.id = \(id)").map(Activity.init(row:))
+    }
+
+    /// The one like, flag or follow from a user (to a video, or to a user for follows).
+    func find(_ kind: ActivityKind, from userID: String, video videoID: String? = nil, to targetID: String? = nil, on connection: any DatabaseConnection) throws -> Activity? {
+        let target: SQL = kind == .follow ? "a.to_user_id = \(targetID ?? "")" : "a.video_id = \(videoID ?? "")"
+        return try connection.fetchOne("""
+            SELECT \(Activity.columns) FROM activities a
+            WHERE a.type = \(kind.rawValue) AND a.from_user_id = \(userID) AND \(target)
+            """).map(Activity.init(row:))
+    }
+
+    func insert(_ activity: Activity, on connection: any DatabaseConnection) throws {
+        try connection.execute("""
+            INSERT INTO activities (id, type, from_user_id, to_user_id, video_id, content, created_at)
+            VALUES (\(activity.id), \(activity.kind.rawValue), \(activity.fromUserID), \(activity.toUserID),
+                    \(activity.videoID), \(activity.content), \(activity.createdAt))
+            """)
+    }
+
+    func delete(id: String, on connection: any DatabaseConnection) throws {
+        try connection.execute("DELETE FROM activities WHERE id = \(id)")
+    }
+
+    /// Every activity from or to a user (account deletion).
+    func involving(userID: String, on connection: any DatabaseConnection) throws -> [Activity] {
+        try connection.fetchAll("""
+            SELECT \(Activity.columns) FROM activities a WHERE a.from_user_id = \(userID)
+            UNION ALL
+            SELECT \(Activity.columns) FROM activities a WHERE a.to_user_id = \(userID) AND a.from_user_id <> \(userID)
+            """).map(Activity.init(row:))
+    }
+
+    /// A video's comments, oldest first.
+    func comments(videoID: String, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [Activity] {
+        let position: SQL = after.map { "AND (a.created_at, a.id) > (\($0.createdAt), \($0.id))" } ?? ""
+        return try connection.fetchAll("""
+            SELECT \(Activity.columns) FROM activities a
+            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.comment.rawValue) \(position)
+            ORDER BY a.created_at, a.id LIMIT \(limit)
+            """).map(Activity.init(row:))
+    }
+
+    /// A video's likes, most recent first.
+    func likes(videoID: String, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [Activity] {
+        let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
+        return try connection.fetchAll("""
+            SELECT \(Activity.columns) FROM activities a
+            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.like.rawValue) \(position)
+            ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
+            """).map(Activity.init(row:))
+    }
+
+    /// Follows of a user (`direction` .followers: who follows them; .following: whom they follow), newest first.
+    func follows(_ direction: FollowDirection, userID: String, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [Activity] {
+        let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
+        let column: SQL = direction == .followers ? "a.to_user_id" : "a.from_user_id"
+        return try connection.fetchAll("""
+            SELECT \(Activity.columns) FROM activities a
+            WHERE \(column) = \(userID) AND a.type = \(ActivityKind.follow.rawValue) \(position)
+            ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
+            """).map(Activity.init(row:))
+    }
+
+    /// Of `videoIDs`, those the user has liked.
+    func likedVideos(by userID: String, among videoIDs: [String], on connection: any DatabaseConnection) throws -> Set<String> {
+        guard !videoIDs.isEmpty else { return [] }
+        let list = SQL.joined(videoIDs.map { "\($0)" }, separator: ", ")
+        return Set(try connection.fetchAll("""
+            SELECT video_id FROM activities
+            WHERE type = \(ActivityKind.like.rawValue) AND from_user_id = \(userID) AND video_id IN (\(list))
+            """).map { try $0.decode("video_id", as: String.self) })
+    }
+
+    /// Of `userIDs`, those the user follows.
+    func followed(by userID: String, among userIDs: [String], on connection: any DatabaseConnection) throws -> Set<String> {
+        guard !userIDs.isEmpty else { return [] }
+        let list = SQL.joined(userIDs.map { "\($0)" }, separator: ", ")
+        return Set(try connection.fetchAll("""
+            SELECT to_user_id FROM activities
+            WHERE type = \(ActivityKind.follow.rawValue) AND from_user_id = \(userID) AND to_user_id IN (\(list))
+            """).map { try $0.decode("to_user_id", as: String.self) })
+    }
+}
+
+enum FollowDirection: Sendable {
+    case followers
+    case following
+}

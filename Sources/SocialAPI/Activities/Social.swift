@@ -1,0 +1,148 @@
+import Auth
+import CloudHooks
+import Crypto
+import Storage
+import VideoRegistry
+
+/// Likes, comments, flags and follows (API.md "Activities"). Each write is one transaction
+/// through the hook pipeline, whose built-in hooks keep the counters exact.
+final class Social: Sendable {
+    static let commentLength = 1...500
+    static let reasonLength = 0...500
+
+    private let database: any Database
+    private let hooks: Hooks
+    private let clock: any Clock
+    private let activities = ActivityStore()
+    private let videos = VideoStore()
+    private let accounts = AccountStore()
+    private let registry: VideoRegistry.Videos
+
+    init(database: any Database, hooks: Hooks, videos registry: VideoRegistry.Videos, clock: any Clock) {
+        self.database = database
+        self.hooks = hooks
+        self.registry = registry
+        self.clock = clock
+    }
+
+    // MARK: Likes
+
+    /// Likes a video (idempotent); answers the video as it is now.
+    func like(videoID: String, by identity: Accounts.Identity) throws -> Video {
+        try database.write { connection in
+            let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+            if try activities.find(.like, from: identity.userID, video: video.id, on: connection) == nil {
+                try record(.like, from: identity.userID, to: video.ownerID, video: video.id, content: nil, on: connection)
+            }
+            return try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+        }
+    }
+
+    /// Takes a like back; a like that does not exist changes nothing.
+    func unlike(videoID: String, by identity: Accounts.Identity) throws -> Video {
+        try database.write { connection in
+            let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+            if let like = try activities.find(.like, from: identity.userID, video: video.id, on: connection) {
+                try remove(like, on: connection)
+            }
+            return try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+        }
+    }
+
+    // MARK: Comments
+
+    func comment(videoID: String, content: String, by identity: Accounts.Identity) throws -> Activity {
+        guard let text = TextRules.checked(content, length: Self.commentLength) else {
+            throw SocialError.validation(field: "content", message: "A comment is 1 to 500 characters, without NUL.")
+        }
+        return try database.write { connection in
+            let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+            return try record(.comment, from: identity.userID, to: video.ownerID, video: video.id, content: text, on: connection)
+        }
+    }
+
+    /// Deletes a comment: its author, the video's owner, moderators and admins may.
+    func deleteComment(id: String, by identity: Accounts.Identity) throws {
+        try database.write { connection in
+            guard let comment = try activities.find(id: id, on: connection), comment.kind == .comment,
+                  let videoID = comment.videoID,
+                  let video = try? registry.visible(id: videoID, viewer: Viewer(identity), on: connection) else {
+                throw SocialError.notFound("No such comment.")
+            }
+            guard comment.fromUserID == identity.userID || video.ownerID == identity.userID || identity.role.canModerate else {
+                throw SocialError.forbidden("Only the comment's author, the video's owner or a moderator can delete it.")
+            }
+            try remove(comment, on: connection)
+        }
+    }
+
+    // MARK: Flags
+
+    /// Flags a video as inappropriate, once per user, never one's own.
+    func flag(videoID: String, reason: String?, by identity: Accounts.Identity) throws -> Activity {
+        let reason = try reason.map { value -> String in
+            guard let text = TextRules.checked(value, length: Self.reasonLength) else {
+                throw SocialError.validation(field: "reason", message: "A reason is at most 500 characters, without NUL.")
+            }
+            return text
+        }
+        return try database.write { connection in
+            let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+            guard video.ownerID != identity.userID else { throw SocialError.forbidden("You cannot flag your own video.") }
+            guard try activities.find(.inappropriate, from: identity.userID, video: video.id, on: connection) == nil else {
+                throw SocialError.conflict("You have already flagged this video.")
+            }
+            return try record(.inappropriate, from: identity.userID, to: video.ownerID, video: video.id, content: reason, on: connection)
+        }
+    }
+
+    // MARK: Follows
+
+    /// Follows a user (idempotent); answers the followed user as they are now.
+    func follow(_ idOrUsername: String, by identity: Accounts.Identity) throws -> Account {
+        try database.write { connection in
+            let target = try user(idOrUsername, on: connection)
+            guard target.id != identity.userID else {
+                throw SocialError.validation(field: nil, message: "You cannot follow yourself.")
+            }
+            if try activities.find(.follow, from: identity.userID, to: target.id, on: connection) == nil {
+                try record(.follow, from: identity.userID, to: target.id, video: nil, content: nil, on: connection)
+            }
+            return try user(target.id, on: connection)
+        }
+    }
+
+    /// Stops following; not following changes nothing.
+    func unfollow(_ idOrUsername: String, by identity: Accounts.Identity) throws -> Account {
+        try database.write { connection in
+            let target = try user(idOrUsername, on: connection)
+            if let follow = try activities.find(.follow, from: identity.userID, to: target.id, on: connection) {
+                try remove(follow, on: connection)
+            }
+            return try user(target.id, on: connection)
+        }
+    }
+
+    private func user(_ idOrUsername: String, on connection: any DatabaseConnection) throws -> Account {
+        guard let account = try accounts.find(idOrUsername: idOrUsername, on: connection) else {
+            throw SocialError.notFound("No such user.")
+        }
+        return account
+    }
+
+    // MARK: Writes through the hooks
+
+    @discardableResult
+    private func record(_ kind: ActivityKind, from: String, to: String, video: String?, content: String?, on connection: any DatabaseConnection) throws -> Activity {
+        let activity = Activity(
+            id: try SecureRandom.alphanumericID(), kind: kind, fromUserID: from, toUserID: to,
+            videoID: video, content: content, createdAt: clock.nowMillis()
+        )
+        try hooks.save(activity, on: connection) { try activities.insert(activity, on: connection) }
+        return activity
+    }
+
+    private func remove(_ activity: Activity, on connection: any DatabaseConnection) throws {
+        try hooks.delete(activity, on: connection) { try activities.delete(id: activity.id, on: connection) }
+    }
+}

@@ -1,0 +1,85 @@
+import Auth
+import CloudHooks
+import Storage
+import VideoRegistry
+
+/// The hooks every Pacenote server runs, registered through the pipeline at start-up:
+/// stored counters kept exact, and the cascades of deletion.
+///
+/// They live here rather than in CloudHooks because they span the entities of every
+/// module (accounts, videos, activities), and CloudHooks, below those modules, knows none.
+///
+/// What fires, inside the write's transaction:
+/// - Activity saved (inserted): like -> video.likesCount + 1; comment -> commentsCount + 1;
+///   flag -> flagsCount + 1, and the video is hidden at `autoHideFlags`; follow ->
+///   followersCount + 1 of the followed, followingCount + 1 of the follower.
+/// - Activity deleted: the same, minus one.
+/// - Video saved (inserted): owner's videosCount + 1, rally's videosCount + 1.
+/// - Video before delete: every activity about it is deleted (only the video's own
+///   counters depend on them, and those go with it).
+/// - Video deleted: owner's and rally's videosCount - 1.
+/// - Account before delete: its videos deleted through the pipeline (so the video hooks
+///   run), then every remaining activity from or to it (so the activity hooks correct
+///   everyone else's counters).
+enum BuiltInHooks {
+    struct Configuration: Sendable {
+        /// Distinct flags that hide a video automatically (API.md "Moderation").
+        var autoHideFlags = 5
+    }
+
+    static func register(on registry: HookRegistry, configuration: Configuration) {
+        let accounts = AccountStore()
+        let videos = VideoStore()
+        let rallies = RallyStore()
+        let activities = ActivityStore()
+
+        registry.afterSave(Activity.self) { event in
+            guard event.isInsert else { return }
+            try count(event.entity, by: 1, on: event.connection)
+            if event.entity.kind == .inappropriate, let videoID = event.entity.videoID,
+               let video = try videos.find(id: videoID, on: event.connection),
+               !video.hidden, video.flagsCount >= configuration.autoHideFlags {
+                try videos.setHidden(true, videoID: videoID, now: event.entity.createdAt, on: event.connection)
+            }
+        }
+        registry.afterDelete(Activity.self) { event in
+            try count(event.entity, by: -1, on: event.connection)
+        }
+
+        registry.afterSave(Video.self) { event in
+            guard event.isInsert else { return }
+            try accounts.adjust(.videos, of: event.entity.ownerID, by: 1, on: event.connection)
+            try rallies.adjustVideosCount(rallyID: event.entity.rallyID, by: 1, on: event.connection)
+        }
+        registry.beforeDelete(Video.self) { event in
+            try event.connection.execute("DELETE FROM activities WHERE video_id = \(event.entity.id)")
+        }
+        registry.afterDelete(Video.self) { event in
+            try accounts.adjust(.videos, of: event.entity.ownerID, by: -1, on: event.connection)
+            try rallies.adjustVideosCount(rallyID: event.entity.rallyID, by: -1, on: event.connection)
+        }
+
+        registry.beforeDelete(Account.self) { event in
+            let connection = event.connection
+            for video in try videos.videos(ownerID: event.entity.id, on: connection) {
+                try event.hooks.delete(video, on: connection) { try videos.delete(id: video.id, on: connection) }
+            }
+            for activity in try activities.involving(userID: event.entity.id, on: connection) {
+                try event.hooks.delete(activity, on: connection) { try activities.delete(id: activity.id, on: connection) }
+            }
+        }
+    }
+
+    /// Moves the counters one activity affects by `delta`.
+    private static func count(_ activity: Activity, by delta: Int, on connection: any DatabaseConnection) throws {
+        switch activity.kind {
+        case .like, .comment, .inappropriate:
+            guard let videoID = activity.videoID else { return }
+            let counter: VideoStore.Counter = activity.kind == .like ? .likes : activity.kind == .comment ? .comments : .flags
+            try VideoStore().adjust(counter, of: videoID, by: delta, on: connection)
+        case .follow:
+            try AccountStore().adjust(.followers, of: activity.toUserID, by: delta, on: connection)
+            try AccountStore().adjust(.following, of: activity.fromUserID, by: delta, on: connection)
+        }
+    }
+}

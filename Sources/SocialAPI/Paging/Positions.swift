@@ -1,0 +1,37 @@
+import HTTP
+
+/// The keyset positions our lists use, to and from cursor values. A cursor whose MAC is
+/// valid but whose shape is not the list's (a cursor format from another release) is
+/// refused like a tampered one.
+enum Positions {
+    /// `(createdAt, id)`: lists ordered by time, either direction.
+    static func time(_ values: [CursorValue]?) throws(APIError) -> (createdAt: Int64, id: String)? {
+        guard let values else { return nil }
+        guard values.count == 2, case .int(let time) = values[0], case .string(let id) = values[1] else { throw invalid }
+        return (time, id)
+    }
+
+    static func time(_ createdAt: Int64, _ id: String) -> [CursorValue] { [.int(createdAt), .string(id)] }
+
+    /// `(likes, createdAt, id)`: a rally day's top list.
+    static func top(_ values: [CursorValue]?) throws(APIError) -> (likes: Int, createdAt: Int64, id: String)? {
+        guard let values else { return nil }
+        guard values.count == 3, case .int(let likes) = values[0], case .int(let time) = values[1], case .string(let id) = values[2] else { throw invalid }
+        return (Int(likes), time, id)
+    }
+
+    static func top(_ likes: Int, _ createdAt: Int64, _ id: String) -> [CursorValue] { [.int(Int64(likes)), .int(createdAt), .string(id)] }
+
+    /// `(tier, rank, id)`: search results, best first.
+    static func ranked(_ values: [CursorValue]?) throws(APIError) -> (tier: Int, rank: Double, id: String)? {
+        guard let values else { return nil }
+        guard values.count == 3, case .int(let tier) = values[0], case .double(let rank) = values[1], case .string(let id) = values[2] else { throw invalid }
+        return (Int(tier), rank, id)
+    }
+
+    static func ranked(_ tier: Int, _ rank: Double, _ id: String) -> [CursorValue] { [.int(Int64(tier)), .double(rank), .string(id)] }
+
+    private static var invalid: APIError {
+        APIError(status: 400, code: "invalid_cursor", message: "That cursor does not belong to this list.", field: "cursor")
+    }
+}

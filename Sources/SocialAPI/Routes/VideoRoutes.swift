@@ -1,0 +1,123 @@
+import Auth
+import HTTP
+import Storage
+import VideoRegistry
+
+/// API.md "Videos" and the video side of "Activities": registration, reading, owner edits,
+/// deletion; likes, comments and flags.
+struct VideoRoutes {
+    let database: any Database
+    let videos: Videos
+    let social: Social
+    let codec: CursorCodec
+
+    func register(on router: RouterBuilder<Accounts.Identity>) {
+        router.post("/v1/videos", create)
+        router.get("/v1/videos/{id}", video)
+        router.patch("/v1/videos/{id}", update)
+        router.delete("/v1/videos/{id}", delete)
+        router.put("/v1/videos/{id}/like", like)
+        router.delete("/v1/videos/{id}/like", unlike)
+        router.get("/v1/videos/{id}/likes", likes)
+        router.post("/v1/videos/{id}/comments", comment)
+        router.get("/v1/videos/{id}/comments", comments)
+        router.delete("/v1/comments/{id}", deleteComment)
+        router.post("/v1/videos/{id}/flags", flag)
+    }
+
+    @Sendable func create(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        let input = Videos.Input(
+            youtubeID: try body.requireString("youtubeId"),
+            title: try body.requireString("title"),
+            rallyID: try body.requireString("rallyId"),
+            day: try body.requireInt("day"),
+            description: try body.string("description")
+        )
+        let video = try videos.create(input, by: try context.caller())
+        return try present(201, video, context)
+    }
+
+    @Sendable func video(_ request: Request, _ context: Context) throws -> Response {
+        try present(200, try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity)), context)
+    }
+
+    @Sendable func update(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        let video = try videos.update(
+            id: try context.parameters.require("id"),
+            title: try body.nonNull("title", body.string),
+            description: try body.nonNull("description", body.string),
+            by: try context.caller()
+        )
+        return try present(200, video, context)
+    }
+
+    @Sendable func delete(_ request: Request, _ context: Context) throws -> Response {
+        try videos.delete(id: try context.parameters.require("id"), by: try context.caller())
+        return .noContent()
+    }
+
+    @Sendable func like(_ request: Request, _ context: Context) throws -> Response {
+        try present(200, try social.like(videoID: try context.parameters.require("id"), by: try context.caller()), context)
+    }
+
+    @Sendable func unlike(_ request: Request, _ context: Context) throws -> Response {
+        try present(200, try social.unlike(videoID: try context.parameters.require("id"), by: try context.caller()), context)
+    }
+
+    /// Who liked a video, most recent like first.
+    @Sendable func likes(_ request: Request, _ context: Context) throws -> Response {
+        let video = try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity))
+        let scope = "video-likes|\(video.id)"
+        let page = try PageRequest.parse(request, codec: codec, scope: scope)
+        let identity = context.identity
+        return .json(200, try database.read { connection in
+            let likes = try ActivityStore().likes(videoID: video.id, after: try Positions.time(page.after), limit: page.limit + 1, on: connection)
+            let accounts = try AccountStore().find(ids: likes.map(\.fromUserID), on: connection)
+            let byID = Dictionary(uniqueKeysWithValues: zip(accounts.map(\.id), try Presenter(identity, connection).users(accounts)))
+            let rows = likes.compactMap { like in byID[like.fromUserID].map { (like, $0) } }
+            return Page.make(rows: rows, limit: page.limit, scope: scope, codec: codec,
+                             position: { Positions.time($0.0.createdAt, $0.0.id) }, item: { $0.1 })
+        })
+    }
+
+    @Sendable func comment(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        let comment = try social.comment(videoID: try context.parameters.require("id"), content: try body.requireString("content"), by: try context.caller())
+        return try presentActivity(201, comment, context)
+    }
+
+    /// A video's comments, oldest first.
+    @Sendable func comments(_ request: Request, _ context: Context) throws -> Response {
+        let video = try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity))
+        let scope = "video-comments|\(video.id)"
+        let page = try PageRequest.parse(request, codec: codec, scope: scope)
+        let identity = context.identity
+        return .json(200, try database.read { connection in
+            let comments = try ActivityStore().comments(videoID: video.id, after: try Positions.time(page.after), limit: page.limit + 1, on: connection)
+            let presented = try Presenter(identity, connection).activities(comments)
+            return Page.make(rows: Array(zip(comments, presented)), limit: page.limit, scope: scope, codec: codec,
+                             position: { Positions.time($0.0.createdAt, $0.0.id) }, item: { $0.1 })
+        })
+    }
+
+    @Sendable func deleteComment(_ request: Request, _ context: Context) throws -> Response {
+        try social.deleteComment(id: try context.parameters.require("id"), by: try context.caller())
+        return .noContent()
+    }
+
+    @Sendable func flag(_ request: Request, _ context: Context) throws -> Response {
+        let body = request.body.isEmpty ? JSONBody([:]) : try JSONBody.parse(request)
+        let flag = try social.flag(videoID: try context.parameters.require("id"), reason: try body.string("reason"), by: try context.caller())
+        return try presentActivity(201, flag, context)
+    }
+
+    private func present(_ status: Int, _ video: Video, _ context: Context) throws -> Response {
+        .json(status, try database.read { connection in try Presenter(context.identity, connection).video(video) })
+    }
+
+    private func presentActivity(_ status: Int, _ activity: Activity, _ context: Context) throws -> Response {
+        .json(status, try database.read { connection in try Presenter(context.identity, connection).activities([activity])[0] })
+    }
+}

@@ -1,0 +1,69 @@
+import Storage
+
+/// A video record: a YouTube video registered against one day of a rally.
+public struct Video: Sendable, Equatable {
+    public let id: String
+    public let youtubeID: YouTubeID
+    public var title: String
+    public var description: String
+    public let rallyID: String
+    public let day: Int
+    public let ownerID: String
+    public var hidden: Bool
+    public var likesCount: Int
+    public var commentsCount: Int
+    public var flagsCount: Int
+    public let createdAt: Int64
+}
+
+extension Video {
+    /// The columns `init(row:)` reads, qualified by `v` so joins can add their own.
+    public static let columns: SQL = """
+        v.id, v.youtube_id, v.title, v.description, v.rally_id, v.day, v.owner_id, v.hidden, \
+        v.likes_count, v.comments_count, v.flags_count, v.created_at
+        """
+
+    public init(row: Row) throws {
+        id = try row.decode("id")
+        let stored: String = try row.decode("youtube_id")
+        guard let youtubeID = YouTubeID(parsing: stored) else {
+            throw StorageError.decoding(column: "youtube_id", expected: "a YouTube id")
+        }
+        self.youtubeID = youtubeID
+        title = try row.decode("title")
+        description = try row.decode("description")
+        rallyID = try row.decode("rally_id")
+        day = try row.decode("day")
+        ownerID = try row.decode("owner_id")
+        hidden = try row.decode("hidden")
+        likesCount = try row.decode("likes_count")
+        commentsCount = try row.decode("comments_count")
+        flagsCount = try row.decode("flags_count")
+        createdAt = try row.decode("created_at")
+    }
+}
+
+/// Who is looking, for the visibility of hidden videos: their owner, moderators and admins
+/// see them; everyone else, anonymous readers included, does not.
+public struct Viewer: Sendable, Equatable {
+    public let userID: String?
+    public let canModerate: Bool
+
+    public static let anonymous = Viewer(userID: nil, canModerate: false)
+
+    public init(userID: String?, canModerate: Bool) {
+        self.userID = userID
+        self.canModerate = canModerate
+    }
+
+    public func canSee(_ video: Video) -> Bool {
+        !video.hidden || canModerate || video.ownerID == userID
+    }
+
+    /// The SQL condition that keeps only the videos this viewer may see (`alias` names the videos table).
+    public func visibilityFilter(_ alias: String = "v") -> SQL {
+        if canModerate { return "1 = 1" }
+        if let userID { return "(\(unsafe: alias).hidden = 0 OR \(unsafe: alias).owner_id = \(userID))" }
+        return "\(unsafe: alias).hidden = 0"
+    }
+}

@@ -1,0 +1,100 @@
+import Storage
+
+/// The SQL of the `videos` table, including the keyset-paged lists.
+public struct VideoStore: Sendable {
+    public init() {}
+
+    /// A position in a list ordered newest first: `(created_at, id)`.
+    public typealias RecentPosition = (createdAt: Int64, id: String)
+    /// A position in a list ordered by likes, then newest: `(likes_count, created_at, id)`.
+    public typealias TopPosition = (likes: Int, createdAt: Int64, id: String)
+
+    public func find(id: String, on connection: any DatabaseConnection) throws -> Video? {
+        try connection.fetchOne("SELECT \(Video.columns) FROM videos v WHERE v.id = \(id)").map(Video.init(row:))
+    }
+
+    func find(youtubeID: YouTubeID, on connection: any DatabaseConnection) throws -> Video? {
+        try connection.fetchOne("SELECT \(Video.columns) FROM videos v WHERE v.youtube_id = \(youtubeID.value)").map(Video.init(row:))
+    }
+
+    /// The videos with these ids, in no particular order (for presenting activities).
+    public func find(ids: [String], on connection: any DatabaseConnection) throws -> [Video] {
+        guard !ids.isEmpty else { return [] }
+        let list = SQL.joined(ids.map { "\($0)" }, separator: ", ")
+        return try connection.fetchAll("SELECT \(Video.columns) FROM videos v WHERE v.id IN (\(list))").map(Video.init(row:))
+    }
+
+    /// A user's videos the viewer may see, newest first, `limit` of them after `after`.
+    public func byOwner(_ ownerID: String, viewer: Viewer, after: RecentPosition?, limit: Int, on connection: any DatabaseConnection) throws -> [Video] {
+        let position: SQL = after.map { "AND (v.created_at, v.id) < (\($0.createdAt), \($0.id))" } ?? ""
+        return try connection.fetchAll("""
+            SELECT \(Video.columns) FROM videos v
+            WHERE v.owner_id = \(ownerID) AND \(viewer.visibilityFilter()) \(position)
+            ORDER BY v.created_at DESC, v.id DESC LIMIT \(limit)
+            """).map(Video.init(row:))
+    }
+
+    /// One rally day's videos the viewer may see, newest first.
+    public func byDay(rallyID: String, day: Int, viewer: Viewer, after: RecentPosition?, limit: Int, on connection: any DatabaseConnection) throws -> [Video] {
+        let position: SQL = after.map { "AND (v.created_at, v.id) < (\($0.createdAt), \($0.id))" } ?? ""
+        return try connection.fetchAll("""
+            SELECT \(Video.columns) FROM videos v
+            WHERE v.rally_id = \(rallyID) AND v.day = \(day) AND \(viewer.visibilityFilter()) \(position)
+            ORDER BY v.created_at DESC, v.id DESC LIMIT \(limit)
+            """).map(Video.init(row:))
+    }
+
+    /// One rally day's videos the viewer may see, most liked first, then newest.
+    public func topByDay(rallyID: String, day: Int, viewer: Viewer, after: TopPosition?, limit: Int, on connection: any DatabaseConnection) throws -> [Video] {
+        let position: SQL = after.map { "AND (v.likes_count, v.created_at, v.id) < (\($0.likes), \($0.createdAt), \($0.id))" } ?? ""
+        return try connection.fetchAll("""
+            SELECT \(Video.columns) FROM videos v
+            WHERE v.rally_id = \(rallyID) AND v.day = \(day) AND \(viewer.visibilityFilter()) \(position)
+            ORDER BY v.likes_count DESC, v.created_at DESC, v.id DESC LIMIT \(limit)
+            """).map(Video.init(row:))
+    }
+
+    /// Every video of a user, for cascades.
+    public func videos(ownerID: String, on connection: any DatabaseConnection) throws -> [Video] {
+        try connection.fetchAll("SELECT \(Video.columns) FROM videos v WHERE v.owner_id = \(ownerID)").map(Video.init(row:))
+    }
+
+    func insert(_ video: Video, on connection: any DatabaseConnection) throws {
+        do {
+            try connection.execute("""
+                INSERT INTO videos (id, youtube_id, title, description, rally_id, day, owner_id, hidden, created_at, updated_at)
+                VALUES (\(video.id), \(video.youtubeID.value), \(video.title), \(video.description), \(video.rallyID),
+                        \(video.day), \(video.ownerID), \(video.hidden), \(video.createdAt), \(video.createdAt))
+                """)
+        } catch let error as StorageError where error.isUniqueViolation(on: "youtube_id") {
+            throw VideoRegistryError.duplicateVideo
+        }
+    }
+
+    func update(_ video: Video, now: Int64, on connection: any DatabaseConnection) throws {
+        try connection.execute("""
+            UPDATE videos SET title = \(video.title), description = \(video.description), hidden = \(video.hidden), updated_at = \(now)
+            WHERE id = \(video.id)
+            """)
+    }
+
+    public func delete(id: String, on connection: any DatabaseConnection) throws {
+        try connection.execute("DELETE FROM videos WHERE id = \(id)")
+    }
+
+    /// Adds `delta` to one of the stored counters.
+    public func adjust(_ counter: Counter, of videoID: String, by delta: Int, on connection: any DatabaseConnection) throws {
+        try connection.execute("UPDATE videos SET \(unsafe: counter.rawValue) = \(unsafe: counter.rawValue) + \(delta) WHERE id = \(videoID)")
+    }
+
+    public enum Counter: String, Sendable {
+        case likes = "likes_count"
+        case comments = "comments_count"
+        case flags = "flags_count"
+    }
+
+    /// Hides or shows a video; answers the video as it is now.
+    public func setHidden(_ hidden: Bool, videoID: String, now: Int64, on connection: any DatabaseConnection) throws {
+        try connection.execute("UPDATE videos SET hidden = \(hidden), updated_at = \(now) WHERE id = \(videoID)")
+    }
+}

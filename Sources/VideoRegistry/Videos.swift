@@ -1,0 +1,136 @@
+import Auth
+import CloudHooks
+import Crypto
+import Storage
+
+/// Video records (API.md "Videos"): registration with YouTube id parsing and day checks,
+/// owner edits, deletion by owner or moderators, and hidden-video visibility. Every write
+/// runs through the hook pipeline, which keeps counters and cascades.
+public final class Videos: Sendable {
+    /// A new video as the client describes it.
+    public struct Input: Sendable {
+        public var youtubeID: String
+        public var title: String
+        public var rallyID: String
+        public var day: Int
+        public var description: String?
+        public init(youtubeID: String, title: String, rallyID: String, day: Int, description: String?) {
+            self.youtubeID = youtubeID
+            self.title = title
+            self.rallyID = rallyID
+            self.day = day
+            self.description = description
+        }
+    }
+
+    static let titleLength = 1...100
+    static let descriptionLength = 0...2_000
+
+    private let database: any Database
+    private let hooks: Hooks
+    private let clock: any Clock
+    private let store = VideoStore()
+    private let rallies = RallyStore()
+
+    public init(database: any Database, hooks: Hooks, clock: any Clock = SystemClock()) {
+        self.database = database
+        self.hooks = hooks
+        self.clock = clock
+    }
+
+    public func create(_ input: Input, by identity: Accounts.Identity) throws -> Video {
+        guard let youtubeID = YouTubeID(parsing: input.youtubeID) else { throw VideoRegistryError.invalidYouTubeID }
+        let title = try Self.title(input.title)
+        let description = try Self.description(input.description ?? "")
+        let now = clock.nowMillis()
+        let video = Video(
+            id: try SecureRandom.alphanumericID(), youtubeID: youtubeID, title: title, description: description,
+            rallyID: input.rallyID, day: input.day, ownerID: identity.userID, hidden: false,
+            likesCount: 0, commentsCount: 0, flagsCount: 0, createdAt: now
+        )
+        return try database.write { connection in
+            guard let rally = try rallies.find(id: input.rallyID, on: connection) else {
+                throw VideoRegistryError.validation(field: "rallyId", message: "No rally has that id.")
+            }
+            guard rally.hasDay(input.day) else {
+                throw VideoRegistryError.validation(field: "day", message: "That rally has days 1 to \(rally.dayCount).")
+            }
+            try hooks.save(video, on: connection) { try store.insert(video, on: connection) }
+            return video
+        }
+    }
+
+    /// The video, if the viewer may see it; a hidden video is "not found" to everyone else.
+    public func video(id: String, viewer: Viewer) throws -> Video {
+        try database.read { connection in try visible(id: id, viewer: viewer, on: connection) }
+    }
+
+    /// The same check inside a caller's transaction.
+    public func visible(id: String, viewer: Viewer, on connection: any DatabaseConnection) throws -> Video {
+        guard let video = try store.find(id: id, on: connection), viewer.canSee(video) else { throw VideoRegistryError.notFound }
+        return video
+    }
+
+    /// Changes title or description (owner only; moderators hide instead).
+    public func update(id: String, title: String?, description: String?, by identity: Accounts.Identity) throws -> Video {
+        let viewer = Viewer(identity)
+        let title = try title.map(Self.title)
+        let description = try description.map(Self.description)
+        let now = clock.nowMillis()
+        return try database.write { connection in
+            let previous = try visible(id: id, viewer: viewer, on: connection)
+            guard previous.ownerID == identity.userID else { throw VideoRegistryError.forbidden("Only its owner can edit a video.") }
+            var video = previous
+            video.title = title ?? video.title
+            video.description = description ?? video.description
+            try hooks.save(video, previous: previous, on: connection) { try store.update(video, now: now, on: connection) }
+            return video
+        }
+    }
+
+    /// Deletes a video (owner, moderator, admin); the hooks remove every activity about it.
+    public func delete(id: String, by identity: Accounts.Identity) throws {
+        let viewer = Viewer(identity)
+        try database.write { connection in
+            let video = try visible(id: id, viewer: viewer, on: connection)
+            guard video.ownerID == identity.userID || identity.role.canModerate else {
+                throw VideoRegistryError.forbidden("Only its owner or a moderator can delete a video.")
+            }
+            try hooks.delete(video, on: connection) { try store.delete(id: video.id, on: connection) }
+        }
+    }
+
+    /// Hides or restores a video (moderators and admins).
+    public func setHidden(_ hidden: Bool, id: String, by identity: Accounts.Identity) throws -> Video {
+        guard identity.role.canModerate else { throw VideoRegistryError.forbidden("Only moderators can hide or restore videos.") }
+        let now = clock.nowMillis()
+        return try database.write { connection in
+            guard let previous = try store.find(id: id, on: connection) else { throw VideoRegistryError.notFound }
+            var video = previous
+            video.hidden = hidden
+            try hooks.save(video, previous: previous, on: connection) { try store.update(video, now: now, on: connection) }
+            return video
+        }
+    }
+
+    private static func title(_ value: String) throws -> String {
+        guard let text = TextRules.checked(value, length: titleLength) else {
+            throw VideoRegistryError.validation(field: "title", message: "A title is 1 to 100 characters, without NUL.")
+        }
+        return text
+    }
+
+    private static func description(_ value: String) throws -> String {
+        guard let text = TextRules.checked(value, length: descriptionLength) else {
+            throw VideoRegistryError.validation(field: "description", message: "A description is at most 2,000 characters, without NUL.")
+        }
+        return text
+    }
+}
+
+extension Viewer {
+    /// The viewer a signed-in caller is.
+    public init(_ identity: Accounts.Identity?) {
+        self.init(userID: identity?.userID, canModerate: identity?.role.canModerate ?? false)
+    }
+}
