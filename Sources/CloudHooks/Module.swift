@@ -1,1 +1,0 @@
-// CloudHooks module: placeholder until its first source file lands.
