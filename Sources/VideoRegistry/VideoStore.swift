@@ -66,8 +66,11 @@ public struct VideoStore: Sendable {
                 VALUES (\(video.id), \(video.youtubeID.value), \(video.title), \(video.description), \(video.rallyID),
                         \(video.day), \(video.ownerID), \(video.hidden), \(video.createdAt), \(video.createdAt))
                 """)
-        } catch let error as StorageError where error.isUniqueViolation(on: "youtube_id") {
-            throw VideoRegistryError.duplicateVideo
+        } catch {
+            if let storage = error as? StorageError, storage.isUniqueViolation(on: "youtube_id") {
+                throw VideoRegistryError.duplicateVideo
+            }
+            throw error
         }
     }
 
