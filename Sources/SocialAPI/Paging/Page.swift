@@ -1,0 +1,39 @@
+import JSON
+
+/// One page of a list: `{"items":[…],"nextCursor":null|"…"}` (API.md, "Conventions").
+struct Page<Item: JSONEncodable>: JSONEncodable {
+    let items: [Item]
+    /// The cursor of the next page; nil on the last page.
+    let nextCursor: String?
+
+    func encode(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("items")
+        writer.writeArray(items) { writer, item in writer.value(item) }
+        writer.field("nextCursor", nextCursor)
+        writer.endObject()
+    }
+}
+
+extension Page: Sendable where Item: Sendable {}
+
+extension Page {
+    /// Builds a page from `limit + 1` fetched rows: the extra row only says there is a next page.
+    ///
+    /// With more than `limit` rows, the page holds the first `limit` and `nextCursor` encodes
+    /// the position of the last of them (the next query continues strictly after it); with
+    /// `limit` rows or fewer, it holds them all and `nextCursor` is nil.
+    ///
+    /// - Precondition: `limit >= 1` (PageRequest guarantees it).
+    static func make<Row>(
+        rows: [Row], limit: Int, scope: String, codec: CursorCodec,
+        position: (Row) -> [CursorValue], item: (Row) -> Item
+    ) -> Page {
+        precondition(limit >= 1, "Page.make: limit must be at least 1")
+        guard rows.count > limit else {
+            return Page(items: rows.map(item), nextCursor: nil)
+        }
+        let shown = rows[..<limit]
+        return Page(items: shown.map(item), nextCursor: codec.encode(position(shown[limit - 1]), scope: scope))
+    }
+}
