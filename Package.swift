@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage"]),
+        .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite"]),
     ]

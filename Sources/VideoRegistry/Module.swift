@@ -1,1 +1,0 @@
-// VideoRegistry module: placeholder until its first source file lands.
