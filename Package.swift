@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "JSON", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["Storage", "Crypto", "CCrypt", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "CloudHooks", "Crypto"], swiftSettings: swiftSettings),
-        .target(name: "CloudHooks", dependencies: ["Storage", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "CloudHooks", dependencies: ["Storage"], swiftSettings: swiftSettings),
         .target(
             name: "SocialAPI",
             dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Crypto", "Telemetry"],
@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage"]),
+        .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks"]),
         .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite"]),
