@@ -11,7 +11,7 @@ enum ServeCommand {
             arguments,
             flags: CommonOptions.flags.union([
                 "listen", "bcrypt-cost", "lockout-threshold", "lockout-window", "lockout-duration",
-                "session-lifetime", "threads", "hash-threads",
+                "session-lifetime", "threads", "hash-threads", "cursor-secret", "auto-hide-flags",
             ]),
             switches: ["public-read"]
         )
@@ -22,6 +22,8 @@ enum ServeCommand {
         configuration.accounts.lockout.windowMillis = try options.duration("lockout-window", defaultMillis: 15 * 60_000)
         configuration.accounts.lockout.lockMillis = try options.duration("lockout-duration", defaultMillis: 15 * 60_000)
         configuration.accounts.sessionLifetimeMillis = try options.duration("session-lifetime", defaultMillis: 365 * 86_400_000)
+        configuration.autoHideFlags = try options.int("auto-hide-flags", default: 5, range: 1...1_000)
+        configuration.cursorSecret = options.string("cursor-secret")
 
         var server = ServerConfiguration()
         (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"))

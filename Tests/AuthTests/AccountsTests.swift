@@ -299,7 +299,7 @@ import Storage
         let identity = try accounts.authenticate(token: signedIn.token.value)
         var cascaded = false
         #expect(throws: AuthError.wrongPassword) {
-            try accounts.deleteAccount(identity, password: "not-my-password") { _, _ in cascaded = true }
+            try accounts.deleteAccount(identity, password: "not-my-password") { _, _, _ in cascaded = true }
         }
         #expect(!cascaded)
         #expect(try accounts.account(id: signedIn.account.id) != nil)
@@ -313,11 +313,12 @@ import Storage
         let identity = try accounts.authenticate(token: signedIn.token.value)
 
         var cascadedFor: String?
-        try accounts.deleteAccount(identity, password: AuthFixture.password) { userID, connection in
-            cascadedFor = userID
+        try accounts.deleteAccount(identity, password: AuthFixture.password) { account, connection, deleteRow in
+            cascadedFor = account.id
             // The cascade runs in the same transaction, before the account goes.
-            let present = try connection.fetchValue("SELECT COUNT(*) FROM users WHERE id = \(userID)", as: Int.self)
+            let present = try connection.fetchValue("SELECT COUNT(*) FROM users WHERE id = \(account.id)", as: Int.self)
             #expect(present == 1)
+            try deleteRow()
         }
         #expect(cascadedFor == signedIn.account.id)
 
@@ -340,7 +341,7 @@ import Storage
         let signedIn = try fixture.signUp("seb")
         let identity = try accounts.authenticate(token: signedIn.token.value)
         #expect(throws: CascadeFailed.self) {
-            try accounts.deleteAccount(identity, password: AuthFixture.password) { _, _ in throw CascadeFailed() }
+            try accounts.deleteAccount(identity, password: AuthFixture.password) { _, _, _ in throw CascadeFailed() }
         }
         #expect(try accounts.account(id: signedIn.account.id) != nil)
         #expect(fixture.tokenWorks(signedIn.token))
