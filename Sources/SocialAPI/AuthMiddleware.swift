@@ -41,11 +41,17 @@ struct AuthMiddleware: Middleware {
     }
 
     /// The token of a `Bearer` authorization header; nil when absent or of another scheme.
+    /// Byte-level on purpose: it runs on every request, and Foundation's string helpers
+    /// cost more than the database lookup that follows.
     static func bearerToken(_ header: String?) -> String? {
         guard let header else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count, bytes[scheme.count] == UInt8(ascii: " "),
+              zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        let isSpace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let start = bytes[scheme.count...].firstIndex(where: { !isSpace($0) }),
+              let end = bytes.lastIndex(where: { !isSpace($0) }) else { return nil }
+        return String(decoding: bytes[start...end], as: UTF8.self)
     }
 }

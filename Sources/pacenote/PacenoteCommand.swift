@@ -16,7 +16,7 @@ enum PacenoteCommand {
 
         Every option also reads PACENOTE_<OPTION> from the environment (PACENOTE_DATA_DIR, ...).
         serve options: --bcrypt-cost N (10), --lockout-threshold N (10), --lockout-window 15m,
-          --lockout-duration 15m, --session-lifetime 365d, --threads N (4), --hash-threads N (2),
+          --lockout-duration 15m, --session-lifetime 365d, --threads N (cores), --hash-threads N (2),
           --db-readers N (4), --sqlite-synchronous normal|full, --log-level info, --public-read,
           --auto-hide-flags N (5), --cursor-secret HEX64 (default: generated into <data-dir>/cursor.key)
         """
