@@ -106,33 +106,33 @@ final class RallyTests: ServerTestCase {
 
     func testSeasonListIsCompleteAndOrderedByStartDate() throws {
         let admin = try admin()
-        // 2031 belongs to this test alone.
-        let late = assertSuccess(try post(body(start: "2031-12-30", end: "2032-01-02", name: "Late"), admin.token), 201)
-        let early = assertSuccess(try post(body(start: "2031-01-20", end: "2031-01-23", name: "Early"), admin.token), 201)
-        let middle = assertSuccess(try post(body(start: "2031-06-01", end: "2031-06-03", name: "Middle"), admin.token), 201)
+        // 2091 belongs to this test alone.
+        let late = assertSuccess(try post(body(start: "2091-12-30", end: "2092-01-02", name: "Late"), admin.token), 201)
+        let early = assertSuccess(try post(body(start: "2091-01-20", end: "2091-01-23", name: "Early"), admin.token), 201)
+        let middle = assertSuccess(try post(body(start: "2091-06-01", end: "2091-06-03", name: "Middle"), admin.token), 201)
         var many: [String] = []
         for month in 1...9 {
-            let rally = assertSuccess(try post(body(start: "2031-0\(month)-10", end: "2031-0\(month)-11", name: "M\(month)"), admin.token), 201)
+            let rally = assertSuccess(try post(body(start: "2091-0\(month)-10", end: "2091-0\(month)-11", name: "M\(month)"), admin.token), 201)
             many.append(rally["id"] as? String ?? "")
         }
-        let list = try getObject("/v1/rallies?season=2031", admin.token)
+        let list = try getObject("/v1/rallies?season=2091", admin.token)
         let items = pageItems(list)
         for item in items { assertRally(item) }
-        XCTAssertEqual(Set(ids(items)), Set(ids([late, early, middle]) + many), "season 2031 lists every rally starting in 2031, no cursor")
+        XCTAssertEqual(Set(ids(items)), Set(ids([late, early, middle]) + many), "season 2091 lists every rally starting in 2091, no cursor")
         let starts = items.compactMap { $0["startDate"] as? String }
         XCTAssertEqual(starts, starts.sorted(), "ordered by startDate")
         XCTAssertEqual(items.first?["id"] as? String, early["id"] as? String)
         XCTAssertEqual(items.last?["id"] as? String, late["id"] as? String)
         XCTAssertTrue((list["nextCursor"] as? String) == nil, "the season list is complete: \(list)")
 
-        XCTAssertEqual(pageItems(try getObject("/v1/rallies?season=2032", admin.token)).count, 0,
-                       "a rally starting 2031-12-30 belongs to season 2031 only")
+        XCTAssertEqual(pageItems(try getObject("/v1/rallies?season=2092", admin.token)).count, 0,
+                       "a rally starting 2091-12-30 belongs to season 2091 only")
         let everything = pageItems(try getObject("/v1/rallies", admin.token))
         XCTAssertTrue(Set(ids(everything)).isSuperset(of: ids(items)), "without season, every rally")
         let allStarts = everything.compactMap { $0["startDate"] as? String }
         XCTAssertEqual(allStarts, allStarts.sorted(), "ordered by startDate")
 
-        for bad in ["31", "abcd", "20310", "2031-01", "-203"] {
+        for bad in ["31", "abcd", "20910", "2091-01", "-203"] {
             assertError(try client.request("GET", "/v1/rallies?season=\(bad)", token: admin.token), 400, "validation_failed", field: "season", "season=\(bad)")
         }
     }
