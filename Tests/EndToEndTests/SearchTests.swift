@@ -1,0 +1,141 @@
+import XCTest
+
+/// Search: case- and accent-insensitive, prefix on the last word, every word required, best match
+/// first, and whatever a user types never a 5xx.
+final class SearchTests: ServerTestCase {
+    private func search(_ kind: String, _ q: String, _ token: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        try firstPage("/v1/search/\(kind)?q=\(queryValue(q))", token, file: file, line: line)
+    }
+
+    private func titles(_ items: [[String: Any]]) -> [String] { items.compactMap { $0["title"] as? String } }
+
+    func testCaseAccentsPrefixesAndEveryWord() throws {
+        let owner = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let tag = Fake.word()  // keeps this test's videos apart from the others'
+        let vence = try postVideo(owner, rallyId: rallyId, title: "Montée de Vence \(tag)")
+        let monte = try postVideo(owner, rallyId: rallyId, title: "Rallye Monte-Carlo \(tag)")
+        let portugal = try postVideo(owner, rallyId: rallyId, title: "Portugal \(tag) Fafe jump")
+        let both = try postVideo(owner, rallyId: rallyId, title: "Rallye \(tag) de Portugal")
+        let expectations: [(String, [[String: Any]], [[String: Any]])] = [
+            ("montee \(tag)", [vence], [monte, portugal, both]),
+            ("MONTÉE \(tag)", [vence], [monte]),
+            ("RALLYE \(tag)", [monte, both], [vence, portugal]),
+            ("portugal \(tag)", [portugal, both], [vence, monte]),
+            ("\(tag) rall", [monte, both], [vence, portugal]),
+            ("\(tag) ral", [monte, both], [vence]),
+            ("rallye portugal \(tag)", [both], [monte, portugal, vence]),
+            ("\(tag) monte", [vence, monte], [portugal, both]),
+            ("\(tag) monte carlo", [monte], [vence]),
+            ("\(tag.uppercased())", [vence, monte, portugal, both], []),
+            (String(tag.prefix(6)), [vence, monte, portugal, both], []),
+        ]
+        for (q, wanted, unwanted) in expectations {
+            let found = try search("videos", q, owner.token)
+            let foundIds = Set(ids(found))
+            for video in wanted {
+                XCTAssertTrue(foundIds.contains(video["id"] as? String ?? ""), "q=\(q) finds \(video["title"] ?? ""); got \(titles(found))")
+            }
+            for video in unwanted {
+                XCTAssertFalse(foundIds.contains(video["id"] as? String ?? ""), "q=\(q) does not find \(video["title"] ?? ""); got \(titles(found))")
+            }
+            for item in found { assertVideo(item) }
+        }
+    }
+
+    func testExactUsernameRanksAbovePrefixMatches() throws {
+        let viewer = try client.signup()
+        // Made first, so a newest-first tie-break would put it ahead: only ranking puts "rally" first.
+        let fan = try client.signup(username: "rallyfan", displayName: "Rally Fan")
+        let exact = try client.signup(username: "rally", displayName: "Someone")
+        let found = try search("users", "rally", viewer.token)
+        XCTAssertEqual(found.first?["id"] as? String, exact.id, "the exact username first: \(found.map { $0["username"] ?? "" })")
+        XCTAssertTrue(ids(found).contains(fan.id), "the prefix match is listed too")
+        for user in found {
+            assertPublicUser(user)
+            XCTAssertNil(user["email"], "search answers public users")
+            XCTAssertTrue(isJSONBool(user["isFollowing"]))
+        }
+        XCTAssertEqual(try search("users", "RALLYF", viewer.token).first?["id"] as? String, fan.id, "case-insensitive prefix")
+        XCTAssertTrue(ids(try search("users", "rally fan", viewer.token)).contains(fan.id), "display name words")
+        XCTAssertFalse(ids(try search("users", "rally fan", viewer.token)).contains(exact.id), "every word must match")
+    }
+
+    func testWholeWordTitleRanksAbovePrefixOnly() throws {
+        let owner = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let tag = Fake.word()
+        let whole = try postVideo(owner, rallyId: rallyId, title: "\(tag) Rally")
+        tick()
+        let prefixOnly = try postVideo(owner, rallyId: rallyId, title: "\(tag) Rallycross")
+        let found = ids(try search("videos", "\(tag) rally", owner.token))
+        XCTAssertEqual(found.filter { [whole["id"] as? String, prefixOnly["id"] as? String].contains($0) },
+                       [whole["id"] as? String ?? "", prefixOnly["id"] as? String ?? ""], "the whole-word match first, then the prefix-only one")
+    }
+
+    func testEmptyOrPunctuationQueryIsInvalid() throws {
+        let viewer = try client.signup()
+        for kind in ["users", "videos"] {
+            for q in ["", "   ", "!!!", "-", "\"\"", "*", "..."] {
+                assertError(try client.request("GET", "/v1/search/\(kind)?q=\(queryValue(q))", token: viewer.token),
+                            400, "validation_failed", field: "q", "\(kind) q=\(q.debugDescription)")
+            }
+            assertError(try client.request("GET", "/v1/search/\(kind)", token: viewer.token), 400, "validation_failed", field: "q", "\(kind) without q")
+            assertError(try client.request("GET", "/v1/search/\(kind)?q=rally"), 401, "unauthorized")
+        }
+    }
+
+    func testSearchSyntaxTypedByUsersNeverFails() throws {
+        let owner = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        try postVideo(owner, rallyId: rallyId, title: "Rally title NOT AND OR NEAR stage")
+        let typed = [
+            "NOT", "rally NOT", "NOT rally", "rally AND", "OR OR", "AND", "NEAR", "NEAR(rally stage)", "rally NEAR/2 stage",
+            "\"", "\"rally", "rally\"", "\"rally stage\"", "title:x", "title:rally", "description:", "{title}: rally", "x:",
+            "*", "rally*", "*rally", "ral*ly", "^rally", "rally^", "+rally", "-rally", "(rally", "rally)", "()", "[rally]",
+            "rally OR stage", "rally - stage", "a'b", "'; DROP TABLE videos; --", "%", "_", "\\", "rally\u{0}",
+            "🏁", "Ωé🏎", String(repeating: "rally ", count: 200), String(repeating: "(", count: 500), "NOT NOT NOT *",
+        ]
+        for kind in ["videos", "users"] {
+            for q in typed {
+                let result = try client.request("GET", "/v1/search/\(kind)?q=\(queryValue(q))", token: owner.token)
+                XCTAssertLessThan(result.status, 500, "\(kind) q=\(q.prefix(60).debugDescription) -> \(result)")
+                if result.status == 200 {
+                    XCTAssertNotNil(result.object?["items"] as? [Any], "a page: \(result)")
+                } else {
+                    assertEnvelope(result, "\(kind) q=\(q.prefix(60).debugDescription)")
+                }
+            }
+        }
+        XCTAssertEqual(try client.request("GET", "/healthz").status, 200, "still healthy")
+    }
+
+    func testHiddenVideosAreAbsentForOthers() throws {
+        let owner = try client.signup()
+        let stranger = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let tag = Fake.word()
+        let video = try postVideo(owner, rallyId: rallyId, title: "Hidden \(tag)")
+        let id = video["id"] as? String ?? ""
+        XCTAssertEqual(ids(try search("videos", tag, stranger.token)), [id])
+        assertSuccess(try client.request("POST", "/v1/moderation/videos/\(id)/hide", token: try moderator().token), 200)
+        XCTAssertEqual(ids(try search("videos", tag, stranger.token)), [], "hidden from a stranger")
+        let asOwner = try search("videos", tag, owner.token)
+        XCTAssertEqual(ids(asOwner), [id], "the owner still finds it")
+        XCTAssertEqual(asOwner.first?["hidden"] as? Bool, true)
+        XCTAssertEqual(ids(try search("videos", tag, try admin().token)), [id], "an admin still finds it")
+    }
+
+    func testSearchFollowsEditsAndDeletions() throws {
+        let owner = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let before = Fake.word()
+        let after = Fake.word()
+        let id = try postVideo(owner, rallyId: rallyId, title: "Edit \(before)")["id"] as? String ?? ""
+        assertSuccess(try client.request("PATCH", "/v1/videos/\(id)", json: ["title": "Edit \(after)"], token: owner.token), 200)
+        XCTAssertEqual(ids(try search("videos", before, owner.token)), [], "the old title is no longer found")
+        XCTAssertEqual(ids(try search("videos", after, owner.token)), [id])
+        assertSuccess(try client.request("DELETE", "/v1/videos/\(id)", token: owner.token), 204)
+        XCTAssertEqual(ids(try search("videos", after, owner.token)), [], "a deleted video is not found")
+    }
+}
