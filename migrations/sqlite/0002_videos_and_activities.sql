@@ -45,7 +45,9 @@ CREATE INDEX videos_day_top ON videos (rally_id, day, likes_count, created_at, i
 
 -- Parse's Activity class: type 1 like, 2 comment, 3 inappropriate (flag), 4 follow.
 CREATE TABLE activities (
-    id            TEXT PRIMARY KEY,
+    -- Stable integer key: feed timelines point at it (see users.seq).
+    seq           INTEGER PRIMARY KEY,
+    id            TEXT NOT NULL UNIQUE,
     type          INTEGER NOT NULL CHECK (type BETWEEN 1 AND 4),
     from_user_id  TEXT NOT NULL REFERENCES users (id),
     to_user_id    TEXT NOT NULL REFERENCES users (id),
@@ -67,6 +69,8 @@ CREATE UNIQUE INDEX activities_one_follow ON activities (from_user_id, to_user_i
 CREATE INDEX activities_video ON activities (video_id, type, created_at, id);
 CREATE INDEX activities_from ON activities (from_user_id, type, created_at, id);
 CREATE INDEX activities_to ON activities (to_user_id, type, created_at, id);
+-- The news feed: everything aimed at a user, newest first, whatever its type.
+CREATE INDEX activities_to_recent ON activities (to_user_id, created_at, id);
 
 -- Full-text search with accents folded (unicode61 remove_diacritics 2), kept in step with
 -- their tables by triggers. External-content tables: the text is stored once, in users

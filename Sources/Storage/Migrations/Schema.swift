@@ -7,6 +7,7 @@ public enum Schema {
     public static let sqlite: [Migration] = [
         migration("0001_accounts", PackageResources._001_accounts_sql),
         migration("0002_videos_and_activities", PackageResources._002_videos_and_activities_sql),
+        migration("0003_feeds_and_outbox", PackageResources._003_feeds_and_outbox_sql),
     ]
 
     private static func migration(_ name: String, _ bytes: [UInt8]) -> Migration {

@@ -1,0 +1,47 @@
+-- Feed timelines, filled at write time so that reading a page never depends on how many
+-- people the reader follows, and the outbox that carries work too large for one request.
+-- Rows point at users, videos and activities by their stable integer `seq`.
+
+-- Home: the videos of the people a reader follows, and the reader's own.
+CREATE TABLE home_timeline (
+    user_seq    INTEGER NOT NULL,   -- the reader
+    created_at  INTEGER NOT NULL,   -- the video's
+    video_seq   INTEGER NOT NULL,
+    owner_seq   INTEGER NOT NULL,
+    PRIMARY KEY (user_seq, created_at, video_seq)
+) STRICT, WITHOUT ROWID;
+
+-- Unfollow removes one owner's videos from one reader; deleting a video removes it everywhere.
+CREATE INDEX home_timeline_owner ON home_timeline (user_seq, owner_seq);
+CREATE INDEX home_timeline_video ON home_timeline (video_seq);
+
+-- Following: the likes, comments and follows of the people a reader follows.
+CREATE TABLE following_timeline (
+    user_seq      INTEGER NOT NULL,   -- the reader
+    created_at    INTEGER NOT NULL,   -- the activity's
+    activity_seq  INTEGER NOT NULL,
+    actor_seq     INTEGER NOT NULL,
+    PRIMARY KEY (user_seq, created_at, activity_seq)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX following_timeline_actor ON following_timeline (user_seq, actor_seq);
+CREATE INDEX following_timeline_activity ON following_timeline (activity_seq);
+
+-- Durable work queue, written in the same transaction as the change that needs it, so a
+-- crash can neither lose the work nor do it for a write that rolled back.
+-- States: pending (available_at says when) -> leased (leased_until) -> done | pending (retry) | dead.
+CREATE TABLE outbox (
+    seq              INTEGER PRIMARY KEY,
+    kind             TEXT NOT NULL,
+    payload          TEXT NOT NULL,
+    state            TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'leased', 'done', 'dead')),
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    available_at     INTEGER NOT NULL,
+    leased_until     INTEGER,
+    last_error       TEXT,
+    idempotency_key  TEXT UNIQUE,
+    created_at       INTEGER NOT NULL,
+    finished_at      INTEGER
+) STRICT;
+
+CREATE INDEX outbox_ready ON outbox (state, available_at);
