@@ -45,3 +45,17 @@ CREATE TABLE outbox (
 ) STRICT;
 
 CREATE INDEX outbox_ready ON outbox (state, available_at);
+
+-- Devices that receive pushes (Parse's _Installation class). A device token belongs to one
+-- user at a time: registering it again moves it to the current user.
+CREATE TABLE installations (
+    id            TEXT PRIMARY KEY,
+    user_id       TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    platform      TEXT NOT NULL CHECK (platform IN ('ios', 'android', 'webhook')),
+    device_token  TEXT NOT NULL UNIQUE,
+    locale        TEXT,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX installations_user ON installations (user_id);
