@@ -27,6 +27,8 @@ public final class Accounts: Sendable {
     /// read fresh each time so that role changes apply to open sessions at once.
     public struct Identity: Sendable, Equatable {
         public let userID: String
+        /// The account's stable integer key, for the feed timelines.
+        public let userSeq: Int64
         public let role: Role
         /// The SHA-256 of the caller's token: enough to end this session, useless to an attacker.
         public let sessionKey: String
@@ -177,7 +179,7 @@ public final class Accounts: Sendable {
                 try sessions.extend(tokenKey: key, until: now + configuration.sessionLifetimeMillis, on: connection)
             }
         }
-        return Identity(userID: session.userID, role: role, sessionKey: key)
+        return Identity(userID: session.userID, userSeq: session.userSeq, role: role, sessionKey: key)
     }
 
     /// Ends the caller's session; the token fails from the next request on.

@@ -10,14 +10,14 @@ struct SessionStore: Sendable {
     }
 
     /// The session's user, role and expiry, if the session exists.
-    func lookup(tokenKey: String, on connection: any DatabaseConnection) throws -> (userID: String, role: String, expiresAt: Int64, banned: Bool)? {
+    func lookup(tokenKey: String, on connection: any DatabaseConnection) throws -> (userID: String, userSeq: Int64, role: String, expiresAt: Int64, banned: Bool)? {
         guard let row = try connection.fetchOne("""
-            SELECT s.user_id, s.expires_at, u.role, u.banned_at
+            SELECT s.user_id, u.seq, s.expires_at, u.role, u.banned_at
             FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = \(tokenKey)
             """) else { return nil }
         let bannedAt: Int64? = try row.decode("banned_at")
-        return (try row.decode("user_id"), try row.decode("role"), try row.decode("expires_at"), bannedAt != nil)
+        return (try row.decode("user_id"), try row.decode("seq"), try row.decode("role"), try row.decode("expires_at"), bannedAt != nil)
     }
 
     func extend(tokenKey: String, until expiresAt: Int64, on connection: any DatabaseConnection) throws {

@@ -64,6 +64,10 @@ func errorResponse(for error: any Error, logger: Logger) -> Response {
         }
         return apiError.response
     }
-    logger.error("unhandled error", ["error_type": String(reflecting: type(of: error))])
+    if let safe = error as? any SafelyDescribedError {
+        logger.error("unhandled error", ["error_type": String(reflecting: type(of: error)), "error": safe.description])
+    } else {
+        logger.error("unhandled error", ["error_type": String(reflecting: type(of: error))])
+    }
     return APIError.internalError.response
 }

@@ -24,6 +24,8 @@ public final class Application: Sendable {
         /// The key that authenticates cursors (64 hex characters); generated into the data
         /// directory when not given. Give the same one to every process sharing a database.
         public var cursorSecret: String?
+        /// Followers served inside a write's transaction; beyond, the outbox fans out.
+        public var fanoutSyncLimit = 1_000
         public init() {}
     }
 
@@ -38,6 +40,7 @@ public final class Application: Sendable {
     public let metrics: MetricsRegistry
     public let logger: Logger
     private let maintenance: Mutex<Maintenance?> = Mutex(nil)
+    private let outboxWorker: OutboxWorker
 
     /// Opens the database and applies pending migrations.
     public init(configuration: Configuration, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock = SystemClock()) throws {
@@ -48,9 +51,18 @@ public final class Application: Sendable {
         let applied = try Migrator(migrations: Schema.sqlite).migrate(database, now: clock.nowMillis())
         if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
         accounts = Accounts(database: database, configuration: configuration.accounts, clock: clock)
+        let timelines = Timelines(configuration: .init(syncLimit: configuration.fanoutSyncLimit))
         let registry = HookRegistry()
+        // Feed hooks first: they must see a video's activities before the built-in cascade deletes them.
+        FeedHooks.register(on: registry, timelines: timelines, clock: clock)
         BuiltInHooks.register(on: registry, configuration: .init(autoHideFlags: configuration.autoHideFlags))
         hooks = registry.build()
+        let jobs = metrics
+        outboxWorker = OutboxWorker(database: database, handlers: timelines.jobHandlers(clock: clock), clock: clock) { job, outcome, error in
+            jobs.counter("pacenote_outbox_jobs_total", help: "Outbox jobs run, by kind and outcome.",
+                         labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
+            if let error { logger.warning("outbox job failed", ["kind": job.kind, "attempts": String(job.attempts), "error": String(describing: error)]) }
+        }
         rallies = Rallies(database: database, clock: clock)
         videos = Videos(database: database, hooks: hooks, clock: clock)
         social = Social(database: database, hooks: hooks, videos: videos, clock: clock)
@@ -77,17 +89,22 @@ public final class Application: Sendable {
         RallyRoutes(database: database, rallies: rallies, codec: cursors).register(on: router)
         VideoRoutes(database: database, videos: videos, social: social, codec: cursors).register(on: router)
         SearchRoutes(database: database, codec: cursors).register(on: router)
+        FeedRoutes(database: database, codec: cursors).register(on: router)
         ModerationRoutes(database: database, videos: videos).register(on: router)
         return router.build()
     }
 
-    /// Starts the periodic clean-up a running server needs (`close` stops it).
-    public func startMaintenance() {
-        maintenance.withLock { $0 = $0 ?? Maintenance(accounts: accounts, logger: logger) }
+    /// Starts what a running server does in the background: the outbox worker and the
+    /// periodic clean-up (`close` stops both).
+    public func startBackgroundWork() {
+        outboxWorker.start()
+        maintenance.withLock { $0 = $0 ?? Maintenance(database: database, accounts: accounts, logger: logger) }
     }
 
+    /// Stops background work (the outbox worker finishes the job in hand) and closes the database.
     public func close() {
         maintenance.withLock { $0?.stop(); $0 = nil }
+        outboxWorker.stop()
         database.close()
     }
 }

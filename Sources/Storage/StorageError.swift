@@ -1,9 +1,11 @@
+import Telemetry
+
 /// A database failure in terms domain code can act on, whatever the backend.
 ///
 /// Drivers translate their own errors (SQLite extended result codes, PostgreSQL SQLSTATEs)
 /// into these cases and keep the original in `.driver` or alongside, so nothing is lost.
 /// No case carries bound values: descriptions are safe to log.
-public enum StorageError: Error, Sendable, CustomStringConvertible {
+public enum StorageError: Error, Sendable, SafelyDescribedError {
     /// A UNIQUE or PRIMARY KEY constraint refused the write. `constraint` names it:
     /// SQLite reports the columns (`users.username_key`), PostgreSQL the constraint name
     /// (`users_username_key_key`); both contain the column names, which is what callers match.

@@ -186,3 +186,8 @@ public struct NullLogHandler: LogHandler {
     public init() {}
     public func log(_ record: LogRecord) {}
 }
+
+/// An error whose `description` is safe to log: it names what failed and never carries
+/// request data, bound values, passwords or tokens. The HTTP layer logs the description of
+/// such errors when they become a 500; of any other error, only its type.
+public protocol SafelyDescribedError: Error, CustomStringConvertible {}

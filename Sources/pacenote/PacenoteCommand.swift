@@ -18,7 +18,8 @@ enum PacenoteCommand {
         serve options: --bcrypt-cost N (10), --lockout-threshold N (10), --lockout-window 15m,
           --lockout-duration 15m, --session-lifetime 365d, --threads N (cores), --hash-threads N (2),
           --db-readers N (4), --sqlite-synchronous normal|full, --log-level info, --public-read,
-          --auto-hide-flags N (5), --cursor-secret HEX64 (default: generated into <data-dir>/cursor.key)
+          --auto-hide-flags N (5), --cursor-secret HEX64 (default: generated into <data-dir>/cursor.key),
+          --fanout-sync-limit N (1000 followers fanned out inside a write; the rest by the outbox worker)
         """
 
     /// Runs one command; answers the process exit status.

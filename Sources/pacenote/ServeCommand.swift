@@ -11,7 +11,7 @@ enum ServeCommand {
             arguments,
             flags: CommonOptions.flags.union([
                 "listen", "bcrypt-cost", "lockout-threshold", "lockout-window", "lockout-duration",
-                "session-lifetime", "threads", "hash-threads", "cursor-secret", "auto-hide-flags",
+                "session-lifetime", "threads", "hash-threads", "cursor-secret", "auto-hide-flags", "fanout-sync-limit",
             ]),
             switches: ["public-read"]
         )
@@ -24,6 +24,7 @@ enum ServeCommand {
         configuration.accounts.sessionLifetimeMillis = try options.duration("session-lifetime", defaultMillis: 365 * 86_400_000)
         configuration.autoHideFlags = try options.int("auto-hide-flags", default: 5, range: 1...1_000)
         configuration.cursorSecret = options.string("cursor-secret")
+        configuration.fanoutSyncLimit = try options.int("fanout-sync-limit", default: 1_000, range: 0...1_000_000)
 
         var server = ServerConfiguration()
         (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"))
@@ -41,7 +42,7 @@ enum ServeCommand {
         let http = HTTPServer(configuration: server, responder: application.makeResponder(), logger: logger, metrics: application.metrics)
         // HTTPServer logs `listening` with the bound address once it accepts connections.
         try http.start()
-        application.startMaintenance()
+        application.startBackgroundWork()
 
         let signal = StopSignals.wait()
         logger.info("stopping", ["signal": signal])

@@ -13,6 +13,15 @@ enum Positions {
 
     static func time(_ createdAt: Int64, _ id: String) -> [CursorValue] { [.int(createdAt), .string(id)] }
 
+    /// `(createdAt, seq)`: the feed timelines.
+    static func seq(_ values: [CursorValue]?) throws(APIError) -> (createdAt: Int64, seq: Int64)? {
+        guard let values else { return nil }
+        guard values.count == 2, case .int(let time) = values[0], case .int(let seq) = values[1] else { throw invalid }
+        return (time, seq)
+    }
+
+    static func seq(_ createdAt: Int64, _ seq: Int64) -> [CursorValue] { [.int(createdAt), .int(seq)] }
+
     /// `(likes, createdAt, id)`: a rally day's top list.
     static func top(_ values: [CursorValue]?) throws(APIError) -> (likes: Int, createdAt: Int64, id: String)? {
         guard let values else { return nil }

@@ -1,0 +1,224 @@
+import CloudHooks
+import JSON
+import Storage
+
+/// Write-time fan-out into the feed timelines (DESIGN.md "Feeds").
+///
+/// A reader's home and following feeds are read from their own rows, so a page costs the
+/// same however many people they follow. The cost moves to writes: a new video gets a row
+/// per follower of its owner, a like, comment or follow a row per follower of its author.
+/// Up to `syncLimit` followers are served inside the write's transaction (so a normal
+/// account's followers see the change at once); beyond that, batches of `batchSize` go
+/// through the outbox, so an account with very many followers costs a bounded amount per
+/// request and per job. Jobs re-check the follow at run time, so an unfollow in between wins.
+struct Timelines: Sendable {
+    struct Configuration: Sendable {
+        /// Followers served inside the write; the rest go to the outbox.
+        var syncLimit = 1_000
+        /// Followers per outbox job.
+        var batchSize = 1_000
+        /// How many of a followed user's recent activities a new follow copies into the
+        /// follower's following feed (the import keeps the same depth).
+        var followingDepth = 1_000
+    }
+
+    enum JobKind {
+        static let home = "fanout.home"
+        static let following = "fanout.following"
+        static let backfill = "backfill.home"
+    }
+
+    let configuration: Configuration
+    private let outbox = Outbox()
+
+    // MARK: Fan-out
+
+    /// A new video: the owner's own home, then the owner's followers.
+    func videoCreated(videoID: String, now: Int64, on connection: any DatabaseConnection) throws {
+        try connection.execute("""
+            INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+            SELECT u.seq, v.created_at, v.seq, u.seq FROM videos v JOIN users u ON u.id = v.owner_id WHERE v.id = \(videoID)
+            """)
+        try fanOutVideo(videoID: videoID, afterFollow: 0, limit: configuration.syncLimit, now: now, on: connection)
+    }
+
+    /// Copies a video into the home of its owner's followers whose follow comes after
+    /// `afterFollow` (an activity seq), `limit` of them; enqueues the rest.
+    func fanOutVideo(videoID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
+        let last = try connection.fetchValue("""
+            SELECT MAX(seq) FROM (
+                SELECT f.seq FROM activities f JOIN videos v ON v.owner_id = f.to_user_id
+                WHERE v.id = \(videoID) AND f.type = 4 AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
+            )
+            """, as: Int64?.self) ?? nil
+        guard let last else { return }
+        try connection.execute("""
+            INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+            SELECT r.seq, v.created_at, v.seq, o.seq
+            FROM videos v JOIN users o ON o.id = v.owner_id
+            JOIN activities f ON f.to_user_id = v.owner_id AND f.type = 4
+            JOIN users r ON r.id = f.from_user_id
+            WHERE v.id = \(videoID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
+            """)
+        if try hasFollowers(of: "(SELECT owner_id FROM videos WHERE id = \(videoID))" as SQL, after: last, on: connection) {
+            try enqueue(JobKind.home, ["video": .string(videoID), "after": .int(last)], now: now, on: connection)
+        }
+    }
+
+    /// A new like, comment or follow: the following feed of its author's followers.
+    func activityCreated(activityID: String, now: Int64, on connection: any DatabaseConnection) throws {
+        try fanOutActivity(activityID: activityID, afterFollow: 0, limit: configuration.syncLimit, now: now, on: connection)
+    }
+
+    func fanOutActivity(activityID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
+        let last = try connection.fetchValue("""
+            SELECT MAX(seq) FROM (
+                SELECT f.seq FROM activities f JOIN activities a ON a.from_user_id = f.to_user_id
+                WHERE a.id = \(activityID) AND f.type = 4 AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
+            )
+            """, as: Int64?.self) ?? nil
+        guard let last else { return }
+        try connection.execute("""
+            INSERT OR IGNORE INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
+            SELECT r.seq, a.created_at, a.seq, actor.seq
+            FROM activities a JOIN users actor ON actor.id = a.from_user_id
+            JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = 4
+            JOIN users r ON r.id = f.from_user_id
+            WHERE a.id = \(activityID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
+            """)
+        if try hasFollowers(of: "(SELECT from_user_id FROM activities WHERE id = \(activityID))" as SQL, after: last, on: connection) {
+            try enqueue(JobKind.following, ["activity": .string(activityID), "after": .int(last)], now: now, on: connection)
+        }
+    }
+
+    /// A new follow: the followed user's videos into the follower's home (the newest
+    /// `syncLimit` now, older ones through the outbox), and their recent activities into
+    /// the follower's following feed.
+    func followed(followerID: String, targetID: String, now: Int64, on connection: any DatabaseConnection) throws {
+        try backfillHome(followerID: followerID, targetID: targetID, before: nil, limit: configuration.syncLimit, now: now, on: connection)
+        try connection.execute("""
+            INSERT OR IGNORE INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
+            SELECT r.seq, a.created_at, a.seq, t.seq
+            FROM users r, users t
+            JOIN activities a ON a.from_user_id = t.id AND a.type IN (1, 2, 4)
+            WHERE r.id = \(followerID) AND t.id = \(targetID)
+            ORDER BY a.created_at DESC LIMIT \(configuration.followingDepth)
+            """)
+    }
+
+    /// Copies the target's videos created before `before` (newest first, `limit` of them)
+    /// into the follower's home, if the follow still stands; enqueues the rest.
+    func backfillHome(followerID: String, targetID: String, before: (createdAt: Int64, seq: Int64)?, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
+        guard try connection.fetchOne("SELECT 1 FROM activities WHERE type = 4 AND from_user_id = \(followerID) AND to_user_id = \(targetID)") != nil else { return }
+        let position: SQL = before.map { "AND (v.created_at, v.seq) < (\($0.createdAt), \($0.seq))" } ?? ""
+        let videos = try connection.fetchAll("""
+            SELECT v.created_at, v.seq FROM videos v WHERE v.owner_id = \(targetID) \(position)
+            ORDER BY v.created_at DESC, v.seq DESC LIMIT \(limit + 1)
+            """).map { (try $0.decode("created_at", as: Int64.self), try $0.decode("seq", as: Int64.self)) }
+        guard let oldest = videos.prefix(limit).last else { return }
+        try connection.execute("""
+            INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+            SELECT r.seq, v.created_at, v.seq, t.seq FROM users r, users t JOIN videos v ON v.owner_id = t.id
+            WHERE r.id = \(followerID) AND t.id = \(targetID) AND (v.created_at, v.seq) >= (\(oldest.0), \(oldest.1)) \(position)
+            """)
+        if videos.count > limit {
+            try enqueue(JobKind.backfill, [
+                "follower": .string(followerID), "target": .string(targetID),
+                "beforeTime": .int(oldest.0), "beforeSeq": .int(oldest.1),
+            ], now: now, on: connection)
+        }
+    }
+
+    // MARK: Clean-up
+
+    /// An unfollow: the target's videos and activities leave the follower's feeds.
+    func unfollowed(followerID: String, targetID: String, on connection: any DatabaseConnection) throws {
+        guard let follower = try seq(ofUser: followerID, on: connection), let target = try seq(ofUser: targetID, on: connection) else { return }
+        try connection.execute("DELETE FROM home_timeline WHERE user_seq = \(follower) AND owner_seq = \(target)")
+        try connection.execute("DELETE FROM following_timeline WHERE user_seq = \(follower) AND actor_seq = \(target)")
+    }
+
+    func activityDeleted(activityID: String, on connection: any DatabaseConnection) throws {
+        try connection.execute("DELETE FROM following_timeline WHERE activity_seq = (SELECT seq FROM activities WHERE id = \(activityID))")
+    }
+
+    /// A video about to be deleted: its rows and those of every activity about it.
+    func videoDeleting(videoID: String, on connection: any DatabaseConnection) throws {
+        try connection.execute("DELETE FROM home_timeline WHERE video_seq = (SELECT seq FROM videos WHERE id = \(videoID))")
+        try connection.execute("DELETE FROM following_timeline WHERE activity_seq IN (SELECT seq FROM activities WHERE video_id = \(videoID))")
+    }
+
+    /// An account about to be deleted: its own feeds (its videos and activities are removed
+    /// through their own hooks).
+    func accountDeleting(userID: String, on connection: any DatabaseConnection) throws {
+        guard let reader = try seq(ofUser: userID, on: connection) else { return }
+        try connection.execute("DELETE FROM home_timeline WHERE user_seq = \(reader)")
+        try connection.execute("DELETE FROM following_timeline WHERE user_seq = \(reader)")
+    }
+
+    // MARK: Outbox jobs
+
+    /// The outbox handlers that continue fan-outs too large for one request.
+    func jobHandlers(clock: any Clock) -> [String: OutboxWorker.Handler] {
+        let batch = configuration.batchSize
+        return [
+            JobKind.home: { job, connection in
+                let input = try JobInput(job)
+                try fanOutVideo(videoID: try input.string("video"), afterFollow: try input.int("after"), limit: batch, now: clock.nowMillis(), on: connection)
+            },
+            JobKind.following: { job, connection in
+                let input = try JobInput(job)
+                try fanOutActivity(activityID: try input.string("activity"), afterFollow: try input.int("after"), limit: batch, now: clock.nowMillis(), on: connection)
+            },
+            JobKind.backfill: { job, connection in
+                let input = try JobInput(job)
+                try backfillHome(
+                    followerID: try input.string("follower"), targetID: try input.string("target"),
+                    before: (try input.int("beforeTime"), try input.int("beforeSeq")), limit: batch,
+                    now: clock.nowMillis(), on: connection)
+            },
+        ]
+    }
+
+    // MARK: Helpers
+
+    /// Whether the user `user` (a SQL expression with its own binds) has followers whose follow comes after `follow`.
+    private func hasFollowers(of user: SQL, after follow: Int64, on connection: any DatabaseConnection) throws -> Bool {
+        try connection.fetchOne("SELECT 1 FROM activities WHERE type = 4 AND to_user_id = \(user) AND seq > \(follow) LIMIT 1") != nil
+    }
+
+    private func seq(ofUser id: String, on connection: any DatabaseConnection) throws -> Int64? {
+        try connection.fetchValue("SELECT seq FROM users WHERE id = \(id)", as: Int64.self)
+    }
+
+    private func enqueue(_ kind: String, _ payload: [String: JSONValue], now: Int64, on connection: any DatabaseConnection) throws {
+        var writer = JSONWriter(capacity: 128)
+        writer.value(JSONValue.object(payload))
+        try outbox.enqueue(kind: kind, payload: String(decoding: writer.bytes, as: UTF8.self), now: now, on: connection)
+    }
+}
+
+/// A job's JSON payload, read strictly: a malformed payload is a bug, and the job dies
+/// after its retries instead of doing something else.
+private struct JobInput {
+    struct Malformed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let fields: [String: JSONValue]
+
+    init(_ job: OutboxJob) throws {
+        guard let object = try JSONValue.parse(Array(job.payload.utf8)).objectValue else { throw Malformed(description: "payload is not an object") }
+        fields = object
+    }
+
+    func string(_ key: String) throws -> String {
+        guard let value = fields[key]?.stringValue else { throw Malformed(description: "payload has no string \(key)") }
+        return value
+    }
+
+    func int(_ key: String) throws -> Int64 {
+        guard let value = fields[key]?.intValue else { throw Malformed(description: "payload has no integer \(key)") }
+        return Int64(value)
+    }
+}
