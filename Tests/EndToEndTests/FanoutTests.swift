@@ -28,7 +28,7 @@ final class FanoutTests: ServerTestCase {
     /// Which of `followers` currently have `matches` true for their `feed` (first page of 100).
     private func seeing(_ followers: [Account], _ feed: Feed, _ matches: @escaping ([[String: Any]]) -> Bool) throws -> [String] {
         var seen: [String] = []
-        for follower in followers where matches(try firstPage(feed.path, follower.token)) {
+        for follower in followers where matches(try feedFirstPage(feed, follower)) {
             seen.append(follower.username)
         }
         return seen

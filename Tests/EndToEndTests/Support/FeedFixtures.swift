@@ -110,8 +110,35 @@ extension ServerTestCase {
         try feedItems(feed, token: account.token, file: file, line: line)
     }
 
+    /// Walks the feed by pages of 100; throws (ending the test with the answer) on anything but a
+    /// 200 page, so a missing or broken feed gives one clear failure instead of a cascade.
     func feedItems(_ feed: Feed, token: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try allPages(feed.path, token, limit: 100, file: file, line: line).items
+        var items: [[String: Any]] = []
+        var cursor: String?
+        for pageNumber in 0..<50 {
+            var path = appendingQuery(feed.path, "limit", "100")
+            if let cursor { path = appendingQuery(path, "cursor", cursor) }
+            let result = try client.request("GET", path, token: token)
+            guard result.status == 200, let page = result.object, let pageItems = page["items"] as? [[String: Any]] else {
+                throw UnexpectedResponse(request: "GET \(path) (page \(pageNumber + 1))", result: result)
+            }
+            XCTAssertTrue(page.keys.contains("nextCursor"), "a page has nextCursor (null on the last): \(result)", file: file, line: line)
+            items += pageItems
+            guard let next = page["nextCursor"] as? String, !next.isEmpty else { return items }
+            cursor = next
+        }
+        XCTFail("\(feed.path): still a nextCursor after 50 pages of 100", file: file, line: line)
+        return items
+    }
+
+    /// The first page of `limit` items of the feed; throws on anything but a 200 page.
+    func feedFirstPage(_ feed: Feed, _ account: Account, limit: Int = 100) throws -> [[String: Any]] {
+        let path = appendingQuery(feed.path, "limit", "\(limit)")
+        let result = try client.request("GET", path, token: account.token)
+        guard result.status == 200, let items = result.object?["items"] as? [[String: Any]] else {
+            throw UnexpectedResponse(request: "GET \(path) as \(account.username)", result: result)
+        }
+        return items
     }
 
     /// Ids of the whole feed's items (videos for home and likes).
