@@ -7,11 +7,15 @@ import XCTest
 enum SharedServers {
     private static let servers = Locked([String: Result<TestServer, any Error>]())
 
-    static func server(for key: String, arguments: [String]) throws -> TestServer {
+    /// `prepare` runs once, on the fresh data directory, before the server starts (to import data, say).
+    static func server(
+        for key: String, arguments: [String], prepare: ((TestServer) throws -> Void)? = nil
+    ) throws -> TestServer {
         try servers.withLock { servers in
             if let existing = servers[key] { return try existing.get() }
             let result = Result { () throws -> TestServer in
                 let server = try TestServer(extraArguments: arguments)
+                try prepare?(server)
                 try server.start()
                 return server
             }
@@ -41,10 +45,16 @@ class ServerTestCase: XCTestCase {
 
     class var serverKey: String { String(reflecting: self) }
 
+    /// Runs once per class on the server's empty data directory, before `pacenote serve` starts
+    /// (for example `pacenote import-parse`). An error here (XCTSkip included) is remembered and
+    /// thrown by every test of the class. Does nothing by default.
+    class func prepareServer(_ server: TestServer) throws {}
+
     override func setUpWithError() throws {
         try super.setUpWithError()
         _ = ResponseAudit.shared.drainViolations()  // Whatever an earlier class left behind is not ours.
-        server = try SharedServers.server(for: Self.serverKey, arguments: Self.serverArguments)
+        server = try SharedServers.server(for: Self.serverKey, arguments: Self.serverArguments,
+                                          prepare: { try Self.prepareServer($0) })
         client = HTTPClient(port: server.port)
     }
 

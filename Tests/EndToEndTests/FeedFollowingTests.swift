@@ -1,0 +1,144 @@
+import XCTest
+
+/// GET /v1/feed/following: the likes, comments and follows made by the people I follow, newest
+/// first; never flags, never mine, nothing about a video hidden for me; follows and unfollows
+/// change it in the very next request.
+final class FeedFollowingTests: ServerTestCase {
+    func testActivitiesOfPeopleIFollowNewestFirst() throws {
+        let me = try client.signup()
+        let friend = try client.signup()
+        let stranger = try client.signup()
+        let creator = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let video = try feedVideo(creator, rallyId)
+        let other = try feedVideo(creator, rallyId)
+        let myVideo = try feedVideo(me, rallyId)
+        try feedFollow(me, friend); tick()                     // mine: never in my following feed
+
+        try feedLike(friend, video); tick()
+        let commentId = try feedComment(friend, video, "What a jump"); tick()
+        try feedFollow(friend, creator); tick()
+        try feedFlag(friend, other); tick()                    // a flag: never shown
+        try feedLike(friend, myVideo); tick()                  // about me, but made by someone I follow
+        try feedLike(stranger, video); tick()                  // someone I do not follow
+        try feedComment(stranger, video); tick()
+        try feedFollow(stranger, creator); tick()
+        try feedLike(me, video); tick()                        // mine
+        try feedComment(me, video); tick()                     // mine
+
+        let following = try feedItems(.following, me)
+        XCTAssertEqual(following.map(activityKey), [
+            activityKey("like", from: friend, to: me, video: myVideo),
+            activityKey("follow", from: friend, to: creator),
+            activityKey("comment", from: friend, to: creator, video: video),
+            activityKey("like", from: friend, to: creator, video: video),
+        ], "the likes, comments and follows of the people I follow, newest first; no flag, nothing of mine or of strangers")
+        assertNewestFirst(following, "following")
+        for (activity, type) in zip(following, ["like", "follow", "comment", "like"]) { assertActivity(activity, type: type) }
+        XCTAssertEqual(following[safe: 2]?["id"] as? String, commentId)
+        XCTAssertEqual(following[safe: 2]?["content"] as? String, "What a jump")
+        XCTAssertFalse(following.contains { $0["type"] as? String == "inappropriate" })
+
+        XCTAssertEqual(try feedKeys(.following, friend), [], "the friend follows only the creator, who did nothing")
+        XCTAssertEqual(try feedKeys(.following, creator), [], "the creator follows nobody")
+    }
+
+    func testFollowingShowsRecentActivitiesAtOnceAndUnfollowingRemovesThem() throws {
+        let me = try client.signup()
+        let friend = try client.signup()
+        let creator = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let video = try feedVideo(creator, rallyId)
+        try feedLike(friend, video); tick()
+        try feedComment(friend, video); tick()
+        try feedFollow(friend, creator); tick()
+        XCTAssertEqual(try feedKeys(.following, me), [])
+
+        try feedFollow(me, friend)
+        let expected = [
+            activityKey("follow", from: friend, to: creator),
+            activityKey("comment", from: friend, to: creator, video: video),
+            activityKey("like", from: friend, to: creator, video: video),
+        ]
+        XCTAssertEqual(try feedKeys(.following, me), expected, "following shows their recent activities in the very next request")
+
+        let second = try feedVideo(creator, rallyId)
+        try feedLike(friend, second)
+        XCTAssertEqual(try feedKeys(.following, me).first, activityKey("like", from: friend, to: creator, video: second),
+                       "a new like by someone I follow is at the head at once")
+
+        try feedUnfollow(me, friend)
+        XCTAssertEqual(try feedKeys(.following, me), [], "unfollowing removes their activities in the very next request")
+        try feedComment(friend, second)
+        XCTAssertEqual(try feedKeys(.following, me), [], "activities of someone I no longer follow stay out")
+
+        try feedFollow(me, friend)
+        XCTAssertEqual(try feedItems(.following, me).count, 5, "following again brings them all back")
+    }
+
+    func testUndoneAndDeletedActivitiesLeave() throws {
+        let me = try client.signup()
+        let friend = try client.signup()
+        let leaver = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let kept = try feedVideo(leaver, rallyId)
+        let doomed = try feedVideo(friend, rallyId)
+        let survivor = try client.signup()
+        let survivorsVideo = try feedVideo(survivor, rallyId)
+        try feedFollow(me, friend)
+        try feedFollow(me, leaver)
+
+        try feedLike(friend, survivorsVideo); tick()
+        let deletedComment = try feedComment(friend, survivorsVideo, "deleted later"); tick()
+        try feedLike(leaver, doomed); tick()                   // about a video that will be deleted
+        try feedComment(leaver, doomed); tick()
+        try feedLike(friend, kept); tick()                     // about the leaver's video
+        try feedFollow(friend, survivor); tick()
+        try feedFollow(leaver, survivor); tick()               // by the leaver
+        XCTAssertEqual(try feedItems(.following, me).count, 7)
+
+        assertSuccess(try client.request("DELETE", "/v1/comments/\(deletedComment)", token: friend.token), 204, "delete a comment")
+        XCTAssertFalse(try feedIds(.following, me).contains(deletedComment), "a deleted comment leaves following")
+        XCTAssertEqual(try feedItems(.following, me).count, 6)
+
+        assertSuccess(try client.request("DELETE", "/v1/videos/\(doomed)", token: friend.token), 204, "delete a video")
+        XCTAssertFalse(try feedItems(.following, me).contains { child($0, "video")?["id"] as? String == doomed },
+                       "activities about a deleted video leave following")
+        XCTAssertEqual(try feedItems(.following, me).count, 4)
+
+        try feedUnfollow(friend, survivor)
+        XCTAssertFalse(try feedKeys(.following, me).contains(activityKey("follow", from: friend, to: survivor)), "an undone follow leaves")
+        try feedUnlike(friend, survivorsVideo)
+        XCTAssertFalse(try feedKeys(.following, me).contains(activityKey("like", from: friend, to: survivor, video: survivorsVideo)), "an undone like leaves")
+
+        try feedDeleteAccount(leaver)
+        XCTAssertEqual(try feedKeys(.following, me), [],
+                       "a deleted account's activities, and others' activities about its videos, leave following")
+    }
+
+    func testActivitiesAboutAHiddenVideoLeaveExceptForStaff() throws {
+        let me = try client.signup()
+        let friend = try client.signup()
+        let creator = try client.signup()
+        let mod = try moderator()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let hiddenVideo = try feedVideo(creator, rallyId)
+        let visible = try feedVideo(creator, rallyId)
+        try feedFollow(me, friend)
+        try feedFollow(mod, friend)
+        try feedFollow(creator, friend)
+        try feedLike(friend, hiddenVideo); tick()
+        try feedComment(friend, hiddenVideo); tick()
+        try feedLike(friend, visible); tick()
+        XCTAssertEqual(try feedItems(.following, me).count, 3)
+
+        assertSuccess(try client.request("POST", "/v1/moderation/videos/\(hiddenVideo)/hide", token: mod.token), 200, "hide")
+        XCTAssertEqual(try feedKeys(.following, me), [activityKey("like", from: friend, to: creator, video: visible)],
+                       "activities about a video hidden for me leave my following feed")
+        XCTAssertEqual(try feedItems(.following, mod).count, 3, "a moderator still sees them")
+        XCTAssertEqual(try feedItems(.following, creator).count, 3, "the video's owner still sees them")
+
+        assertSuccess(try client.request("POST", "/v1/moderation/videos/\(hiddenVideo)/restore", token: mod.token), 200, "restore")
+        XCTAssertEqual(try feedItems(.following, me).count, 3, "restored: they come back")
+    }
+}

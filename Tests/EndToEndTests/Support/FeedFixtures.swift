@@ -1,0 +1,159 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Helpers for the feed tests (/v1/feed/home, news, following, likes): the social actions that
+// feed them, whole-feed reads, and a compact description of activities for comparisons.
+
+/// The four feeds of API.md.
+enum Feed: String, CaseIterable {
+    case home, news, following, likes
+
+    var path: String { "/v1/feed/\(rawValue)" }
+}
+
+/// An activity as `type from->to @video` (video "-" for follows), for order-sensitive comparisons
+/// that do not depend on activity ids (a like or follow answers with its Video or User, not the Activity).
+func activityKey(_ activity: [String: Any]) -> String {
+    let type = activity["type"] as? String ?? "?"
+    let from = child(activity, "fromUser")?["id"] as? String ?? "?"
+    let to = child(activity, "toUser")?["id"] as? String ?? "?"
+    let video = child(activity, "video")?["id"] as? String ?? "-"
+    return "\(type) \(from)->\(to) @\(video)"
+}
+
+func activityKey(_ type: String, from: Account, to: Account, video: String? = nil) -> String {
+    "\(type) \(from.id)->\(to.id) @\(video ?? "-")"
+}
+
+/// `createdAt` of every item, in order.
+func createdAts(_ items: [[String: Any]]) -> [String] {
+    items.map { $0["createdAt"] as? String ?? "" }
+}
+
+/// Fails unless the ISO 8601 `createdAt` values never increase (same format, so string order is time order).
+func assertNewestFirst(_ items: [[String: Any]], _ context: String, file: StaticString = #filePath, line: UInt = #line) {
+    let times = createdAts(items)
+    for index in times.indices.dropFirst() where times[index] > times[index - 1] {
+        XCTFail("\(context): newest first, but item \(index) (\(times[index])) is newer than item \(index - 1) (\(times[index - 1]))", file: file, line: line)
+        return
+    }
+}
+
+/// Polls `condition` every `interval` seconds until it holds or `timeout` seconds pass; returns
+/// whether it held. The condition is always evaluated at least once.
+func waitUntil(timeout: Double = 10, interval: Double = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+        if try condition() { return true }
+        if Date() >= deadline { return false }
+        usleep(useconds_t(interval * 1_000_000))
+    }
+}
+
+extension Array {
+    /// The element at `index`, or nil when out of range.
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+extension ServerTestCase {
+    /// PUT /v1/users/{id}/follow; fails unless 200.
+    func feedFollow(_ follower: Account, _ followee: Account, file: StaticString = #filePath, line: UInt = #line) throws {
+        assertSuccess(try client.request("PUT", "/v1/users/\(followee.id)/follow", token: follower.token), 200,
+                      "\(follower.username) follows \(followee.username)", file: file, line: line)
+    }
+
+    /// DELETE /v1/users/{id}/follow; fails unless 200.
+    func feedUnfollow(_ follower: Account, _ followee: Account, file: StaticString = #filePath, line: UInt = #line) throws {
+        assertSuccess(try client.request("DELETE", "/v1/users/\(followee.id)/follow", token: follower.token), 200,
+                      "\(follower.username) unfollows \(followee.username)", file: file, line: line)
+    }
+
+    /// PUT /v1/videos/{id}/like; fails unless 200.
+    func feedLike(_ liker: Account, _ videoId: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        assertSuccess(try client.request("PUT", "/v1/videos/\(videoId)/like", token: liker.token), 200,
+                      "\(liker.username) likes \(videoId)", file: file, line: line)
+    }
+
+    /// DELETE /v1/videos/{id}/like; fails unless 200.
+    func feedUnlike(_ liker: Account, _ videoId: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        assertSuccess(try client.request("DELETE", "/v1/videos/\(videoId)/like", token: liker.token), 200,
+                      "\(liker.username) unlikes \(videoId)", file: file, line: line)
+    }
+
+    /// POST /v1/videos/{id}/comments; fails unless 201; returns the comment's activity id.
+    @discardableResult
+    func feedComment(_ author: Account, _ videoId: String, _ content: String = "Flat out!", file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let created = assertSuccess(try client.request("POST", "/v1/videos/\(videoId)/comments", json: ["content": content], token: author.token), 201,
+                                    "\(author.username) comments on \(videoId)", file: file, line: line)
+        return created["id"] as? String ?? ""
+    }
+
+    /// POST /v1/videos/{id}/flags; fails unless 201.
+    func feedFlag(_ flagger: Account, _ videoId: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        assertSuccess(try client.request("POST", "/v1/videos/\(videoId)/flags", json: ["reason": "not rally"], token: flagger.token), 201,
+                      "\(flagger.username) flags \(videoId)", file: file, line: line)
+    }
+
+    /// The id of a new video by `owner` on day 1 of `rallyId`, then a 3 ms pause so creations never share a time.
+    func feedVideo(_ owner: Account, _ rallyId: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let id = try postVideo(owner, rallyId: rallyId)["id"] as? String ?? ""
+        XCTAssertFalse(id.isEmpty, "the new video has an id", file: file, line: line)
+        tick()
+        return id
+    }
+
+    /// The whole feed (pages of 100), newest first.
+    func feedItems(_ feed: Feed, _ account: Account, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        try feedItems(feed, token: account.token, file: file, line: line)
+    }
+
+    /// Walks the feed by pages of 100; throws (ending the test with the answer) on anything but a
+    /// 200 page, so a missing or broken feed gives one clear failure instead of a cascade.
+    func feedItems(_ feed: Feed, token: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        var items: [[String: Any]] = []
+        var cursor: String?
+        for pageNumber in 0..<50 {
+            var path = appendingQuery(feed.path, "limit", "100")
+            if let cursor { path = appendingQuery(path, "cursor", cursor) }
+            let result = try client.request("GET", path, token: token)
+            guard result.status == 200, let page = result.object, let pageItems = page["items"] as? [[String: Any]] else {
+                throw UnexpectedResponse(request: "GET \(path) (page \(pageNumber + 1))", result: result)
+            }
+            XCTAssertTrue(page.keys.contains("nextCursor"), "a page has nextCursor (null on the last): \(result)", file: file, line: line)
+            items += pageItems
+            guard let next = page["nextCursor"] as? String, !next.isEmpty else { return items }
+            cursor = next
+        }
+        XCTFail("\(feed.path): still a nextCursor after 50 pages of 100", file: file, line: line)
+        return items
+    }
+
+    /// The first page of `limit` items of the feed; throws on anything but a 200 page.
+    func feedFirstPage(_ feed: Feed, _ account: Account, limit: Int = 100) throws -> [[String: Any]] {
+        let path = appendingQuery(feed.path, "limit", "\(limit)")
+        let result = try client.request("GET", path, token: account.token)
+        guard result.status == 200, let items = result.object?["items"] as? [[String: Any]] else {
+            throw UnexpectedResponse(request: "GET \(path) as \(account.username)", result: result)
+        }
+        return items
+    }
+
+    /// Ids of the whole feed's items (videos for home and likes).
+    func feedIds(_ feed: Feed, _ account: Account, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        ids(try feedItems(feed, account, file: file, line: line))
+    }
+
+    /// `activityKey` of the whole feed's items (activities for news and following).
+    func feedKeys(_ feed: Feed, _ account: Account, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        try feedItems(feed, account, file: file, line: line).map(activityKey)
+    }
+
+    /// DELETE /v1/users/me; fails unless 204.
+    func feedDeleteAccount(_ account: Account, file: StaticString = #filePath, line: UInt = #line) throws {
+        assertSuccess(try client.request("DELETE", "/v1/users/me", json: ["password": account.password], token: account.token), 204,
+                      "\(account.username) deletes the account", file: file, line: line)
+    }
+}
