@@ -15,8 +15,12 @@ public struct Row: Sendable {
         return values[index]
     }
 
+    // Decoding is @inlinable so that callers in other modules get it specialised for the
+    // concrete type: unspecialised generic calls showed up in profiles as metadata lookups.
+
     /// Decodes a column by name. Throws `StorageError.decoding` when the column is missing
     /// or holds another type: that is a schema bug, never a client's fault.
+    @inlinable
     public func decode<T: DatabaseValueConvertible>(_ column: String, as type: T.Type = T.self) throws(StorageError) -> T {
         guard let index = columns.firstIndex(of: column) else {
             throw StorageError.decoding(column: column, expected: String(describing: T.self))
@@ -25,6 +29,7 @@ public struct Row: Sendable {
     }
 
     /// Decodes a column by position, for hot paths.
+    @inlinable
     public func decode<T: DatabaseValueConvertible>(at index: Int, as type: T.Type = T.self) throws(StorageError) -> T {
         guard values.indices.contains(index), let value = T.fromDatabaseValue(values[index]) else {
             let name = columns.indices.contains(index) ? columns[index] : "#\(index)"

@@ -30,7 +30,7 @@ enum ServeCommand {
         (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"))
         // One serving thread per core: MHD threads each run an event loop, and more of them
         // than cores only adds context switches (measured in BENCHMARKS.md).
-        server.threads = try options.int("threads", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
+        server.threads = try options.int("threads", default: CPUs.usable, range: 1...256)
         server.offloadThreads = try options.int("hash-threads", default: 2, range: 1...64)
 
         let logger = try CommonOptions.logger(options)

@@ -39,7 +39,12 @@ struct VideoRoutes {
     }
 
     @Sendable func video(_ request: Request, _ context: Context) throws -> Response {
-        try present(200, try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity)), context)
+        let id = try context.parameters.require("id")
+        let identity = context.identity
+        return .json(200, try database.read { connection in
+            let video = try videos.visible(id: id, viewer: Viewer(identity), on: connection)
+            return try Presenter(identity, connection).video(video)
+        })
     }
 
     @Sendable func update(_ request: Request, _ context: Context) throws -> Response {

@@ -7,7 +7,9 @@ import CSQLite
 /// safe as long as no two threads use the same connection at once, which the pool guarantees.
 final class SQLiteConnection: DatabaseConnection {
     private var handle: OpaquePointer?
-    private var statements: [String: OpaquePointer] = [:]
+    /// Prepared statements by SQL text, with their result column names (read once: building
+    /// Swift strings for them on every query showed up in profiles).
+    private var statements: [String: (statement: OpaquePointer, columns: [String])] = [:]
     let dialect = SQLDialect.sqlite
 
     // SQLITE_TRANSIENT is a cast macro Swift cannot import; -1 tells SQLite to copy the
@@ -30,7 +32,7 @@ final class SQLiteConnection: DatabaseConnection {
     deinit { close() }
 
     func close() {
-        for (_, statement) in statements { sqlite3_finalize(statement) }
+        for (_, cached) in statements { sqlite3_finalize(cached.statement) }
         statements.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
@@ -41,7 +43,7 @@ final class SQLiteConnection: DatabaseConnection {
     @discardableResult
     func execute(_ sql: SQL) throws(StorageError) -> Int {
         let (text, binds) = sql.render(for: .sqlite)
-        let statement = try prepared(text)
+        let statement = try prepared(text).statement
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
         try bind(binds, to: statement, sql: text)
         while true {
@@ -94,15 +96,10 @@ final class SQLiteConnection: DatabaseConnection {
     /// Steps through a query, decoding each row; `body` returns false to stop early.
     private func query(_ sql: SQL, _ body: (Row) -> Bool) throws(StorageError) {
         let (text, binds) = sql.render(for: .sqlite)
-        let statement = try prepared(text)
+        let (statement, columns) = try prepared(text)
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
         try bind(binds, to: statement, sql: text)
-        let count = Int(sqlite3_column_count(statement))
-        var columns: [String] = []
-        columns.reserveCapacity(count)
-        for i in 0..<count {
-            columns.append(sqlite3_column_name(statement, Int32(i)).map { String(cString: $0) } ?? "")
-        }
+        let count = columns.count
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { return }
@@ -114,7 +111,7 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
-    private func prepared(_ text: String) throws(StorageError) -> OpaquePointer {
+    private func prepared(_ text: String) throws(StorageError) -> (statement: OpaquePointer, columns: [String]) {
         if let cached = statements[text] { return cached }
         guard let handle else { throw StorageError.connectionLost("connection closed") }
         var statement: OpaquePointer?
@@ -122,8 +119,11 @@ final class SQLiteConnection: DatabaseConnection {
         guard rc == SQLITE_OK, let statement else {
             throw makeError(rc, "sqlite3_prepare_v3", sql: text).storageError
         }
-        statements[text] = statement
-        return statement
+        let columns = (0..<sqlite3_column_count(statement)).map { index in
+            sqlite3_column_name(statement, index).map { String(cString: $0) } ?? ""
+        }
+        statements[text] = (statement, columns)
+        return (statement, columns)
     }
 
     private func bind(_ values: [DatabaseValue], to statement: OpaquePointer, sql: String) throws(StorageError) {
