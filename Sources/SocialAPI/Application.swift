@@ -85,11 +85,12 @@ public final class Application: Sendable {
 
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
         AccountRoutes(accounts: accounts, database: database, hooks: hooks).register(on: router)
-        UserRoutes(database: database, social: social, codec: cursors).register(on: router)
-        RallyRoutes(database: database, rallies: rallies, codec: cursors).register(on: router)
-        VideoRoutes(database: database, videos: videos, social: social, codec: cursors).register(on: router)
-        SearchRoutes(database: database, codec: cursors).register(on: router)
-        FeedRoutes(database: database, codec: cursors).register(on: router)
+        let lists = PagedLists(database: database, codec: cursors)
+        UserRoutes(lists: lists, social: social).register(on: router)
+        RallyRoutes(lists: lists, rallies: rallies).register(on: router)
+        VideoRoutes(lists: lists, videos: videos, social: social).register(on: router)
+        SearchRoutes(lists: lists).register(on: router)
+        FeedRoutes(lists: lists).register(on: router)
         ModerationRoutes(database: database, videos: videos).register(on: router)
         return router.build()
     }

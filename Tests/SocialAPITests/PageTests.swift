@@ -29,7 +29,7 @@ final class PageTests: XCTestCase {
 
     func testAnExtraRowMakesANextCursorForTheLastItemShown() throws {
         let page = Page<String>.make(rows: rows(21), limit: 20, scope: scope, codec: codec,
-                                     position: { [.int($0.time), .string($0.id)] }, item: { $0.id })
+                                     position: { [.int($0.time), .string($0.id)] }, items: { $0.map(\.id) })
         XCTAssertEqual(page.items, (1...20).map { "v\($0)" })
         let cursor = try XCTUnwrap(page.nextCursor)
         XCTAssertEqual(try codec.decode(cursor, scope: scope), [.int(980), .string("v20")])
@@ -42,13 +42,13 @@ final class PageTests: XCTestCase {
     func testTheLastPageHasANullCursor() throws {
         for count in [5, 20] {
             let page = Page<String>.make(rows: rows(count), limit: 20, scope: scope, codec: codec,
-                                         position: { [.int($0.time), .string($0.id)] }, item: { $0.id })
+                                         position: { [.int($0.time), .string($0.id)] }, items: { $0.map(\.id) })
             XCTAssertEqual(page.items.count, count)
             XCTAssertNil(page.nextCursor)
             let body = try json(page)
             XCTAssertTrue(body["nextCursor"] is NSNull, "\(body)")
         }
-        let empty = Page<String>.make(rows: [Row](), limit: 20, scope: scope, codec: codec, position: { _ in [] }, item: { $0.id })
+        let empty = Page<String>.make(rows: [Row](), limit: 20, scope: scope, codec: codec, position: { _ in [] }, items: { $0.map(\.id) })
         var writer = JSONWriter()
         empty.encode(to: &writer)
         XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self), #"{"items":[],"nextCursor":null}"#)

@@ -25,15 +25,16 @@ extension Page {
     /// `limit` rows or fewer, it holds them all and `nextCursor` is nil.
     ///
     /// - Precondition: `limit >= 1` (PageRequest guarantees it).
+    /// `items` presents only the shown rows, in order.
     static func make<Row>(
         rows: [Row], limit: Int, scope: String, codec: CursorCodec,
-        position: (Row) -> [CursorValue], item: (Row) -> Item
-    ) -> Page {
+        position: (Row) -> [CursorValue], items: ([Row]) throws -> [Item]
+    ) rethrows -> Page {
         precondition(limit >= 1, "Page.make: limit must be at least 1")
         guard rows.count > limit else {
-            return Page(items: rows.map(item), nextCursor: nil)
+            return Page(items: try items(rows), nextCursor: nil)
         }
-        let shown = rows[..<limit]
-        return Page(items: shown.map(item), nextCursor: codec.encode(position(shown[limit - 1]), scope: scope))
+        let shown = Array(rows[..<limit])
+        return Page(items: try items(shown), nextCursor: codec.encode(position(shown[limit - 1]), scope: scope))
     }
 }

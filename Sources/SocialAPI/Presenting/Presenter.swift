@@ -33,6 +33,12 @@ struct Presenter {
         }
     }
 
+    /// The users with these ids, in this order; ids that name nobody (deleted in between) are left out.
+    func users(ids: [String]) throws -> [UserJSON] {
+        let byID = try usersByID(Set(ids))
+        return ids.compactMap { byID[$0] }
+    }
+
     func video(_ video: Video) throws -> VideoJSON {
         try videos([video])[0]
     }

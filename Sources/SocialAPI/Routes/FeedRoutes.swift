@@ -6,8 +6,7 @@ import VideoRegistry
 /// API.md "Feeds": home, news, following and likes, each a page for the signed-in caller.
 /// Cursors are bound to the feed and to the caller.
 struct FeedRoutes {
-    let database: any Database
-    let codec: CursorCodec
+    let lists: PagedLists
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.get("/v1/feed/home", home)
@@ -18,49 +17,41 @@ struct FeedRoutes {
 
     @Sendable func home(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
-        let scope = "feed-home|\(me.userID)"
-        let page = try PageRequest.parse(request, codec: codec, scope: scope)
-        return .json(200, try database.read { connection in
-            let rows = try FeedStore().home(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(page.after), limit: page.limit + 1, on: connection)
-            let presented = try Presenter(me, connection).videos(rows.map(\.0))
-            return Page.make(rows: Array(zip(rows.map(\.1), presented)), limit: page.limit, scope: scope, codec: codec,
-                             position: { Positions.seq($0.0.createdAt, $0.0.seq) }, item: { $0.1 })
-        })
+        return try lists.respond(request, scope: "feed-home|\(me.userID)",
+            fetch: { after, limit, connection in
+                try FeedStore().home(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(after), limit: limit, on: connection)
+            },
+            position: { Positions.seq($0.1.createdAt, $0.1.seq) },
+            present: { rows, connection in try Presenter(me, connection).videos(rows.map(\.0)) })
     }
 
     @Sendable func following(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
-        let scope = "feed-following|\(me.userID)"
-        let page = try PageRequest.parse(request, codec: codec, scope: scope)
-        return .json(200, try database.read { connection in
-            let rows = try FeedStore().following(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(page.after), limit: page.limit + 1, on: connection)
-            let presented = try Presenter(me, connection).activities(rows.map(\.0))
-            return Page.make(rows: Array(zip(rows.map(\.1), presented)), limit: page.limit, scope: scope, codec: codec,
-                             position: { Positions.seq($0.0.createdAt, $0.0.seq) }, item: { $0.1 })
-        })
+        return try lists.respond(request, scope: "feed-following|\(me.userID)",
+            fetch: { after, limit, connection in
+                try FeedStore().following(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(after), limit: limit, on: connection)
+            },
+            position: { Positions.seq($0.1.createdAt, $0.1.seq) },
+            present: { rows, connection in try Presenter(me, connection).activities(rows.map(\.0)) })
     }
 
     @Sendable func news(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
-        let scope = "feed-news|\(me.userID)"
-        let page = try PageRequest.parse(request, codec: codec, scope: scope)
-        return .json(200, try database.read { connection in
-            let rows = try FeedStore().news(readerID: me.userID, after: try Positions.time(page.after), limit: page.limit + 1, on: connection)
-            let presented = try Presenter(me, connection).activities(rows)
-            return Page.make(rows: Array(zip(rows, presented)), limit: page.limit, scope: scope, codec: codec,
-                             position: { Positions.time($0.0.createdAt, $0.0.id) }, item: { $0.1 })
-        })
+        return try lists.respond(request, scope: "feed-news|\(me.userID)",
+            fetch: { after, limit, connection in
+                try FeedStore().news(readerID: me.userID, after: try Positions.time(after), limit: limit, on: connection)
+            },
+            position: { Positions.time($0.createdAt, $0.id) },
+            present: { rows, connection in try Presenter(me, connection).activities(rows) })
     }
 
     @Sendable func likes(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
-        let scope = "feed-likes|\(me.userID)"
-        let page = try PageRequest.parse(request, codec: codec, scope: scope)
-        return .json(200, try database.read { connection in
-            let rows = try FeedStore().likes(readerID: me.userID, viewer: Viewer(me), after: try Positions.time(page.after), limit: page.limit + 1, on: connection)
-            let presented = try Presenter(me, connection).videos(rows.map(\.0))
-            return Page.make(rows: Array(zip(rows.map(\.1), presented)), limit: page.limit, scope: scope, codec: codec,
-                             position: { Positions.time($0.0.createdAt, $0.0.id) }, item: { $0.1 })
-        })
+        return try lists.respond(request, scope: "feed-likes|\(me.userID)",
+            fetch: { after, limit, connection in
+                try FeedStore().likes(readerID: me.userID, viewer: Viewer(me), after: try Positions.time(after), limit: limit, on: connection)
+            },
+            position: { Positions.time($0.1.createdAt, $0.1.id) },
+            present: { rows, connection in try Presenter(me, connection).videos(rows.map(\.0)) })
     }
 }

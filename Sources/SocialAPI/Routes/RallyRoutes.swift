@@ -6,9 +6,8 @@ import VideoRegistry
 
 /// API.md "Rallies": the season list, one rally, admin writes, and a rally day's videos.
 struct RallyRoutes {
-    let database: any Database
+    let lists: PagedLists
     let rallies: Rallies
-    let codec: CursorCodec
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.get("/v1/rallies", list)
@@ -60,21 +59,15 @@ struct RallyRoutes {
         }
         let sort = request.query["sort"] ?? "recent"
         guard sort == "recent" || sort == "top" else { throw APIError.validation("sort", "sort is recent or top.") }
-        let scope = "rally-day-videos|\(rally.id)|\(day)|\(sort)"
-        let page = try PageRequest.parse(request, codec: codec, scope: scope)
         let identity = context.identity
-        let store = VideoStore()
-        let result = try database.read { connection in
-            let viewer = Viewer(identity)
-            let videos = sort == "top"
-                ? try store.topByDay(rallyID: rally.id, day: day, viewer: viewer, after: try Positions.top(page.after), limit: page.limit + 1, on: connection)
-                : try store.byDay(rallyID: rally.id, day: day, viewer: viewer, after: try Positions.time(page.after), limit: page.limit + 1, on: connection)
-            let presented = try Presenter(identity, connection).videos(videos)
-            return Page.make(rows: Array(zip(videos, presented)), limit: page.limit, scope: scope, codec: codec,
-                             position: { sort == "top" ? Positions.top($0.0.likesCount, $0.0.createdAt, $0.0.id) : Positions.time($0.0.createdAt, $0.0.id) },
-                             item: { $0.1 })
-        }
-        return .json(200, result)
+        let top = sort == "top"
+        return try lists.respond(request, scope: "rally-day-videos|\(rally.id)|\(day)|\(sort)",
+            fetch: { after, limit, connection in
+                top ? try VideoStore().topByDay(rallyID: rally.id, day: day, viewer: Viewer(identity), after: try Positions.top(after), limit: limit, on: connection)
+                    : try VideoStore().byDay(rallyID: rally.id, day: day, viewer: Viewer(identity), after: try Positions.time(after), limit: limit, on: connection)
+            },
+            position: { top ? Positions.top($0.likesCount, $0.createdAt, $0.id) : Positions.time($0.createdAt, $0.id) },
+            present: { videos, connection in try Presenter(identity, connection).videos(videos) })
     }
 
     /// Reads the rally fields of a POST or PATCH body; dates are `YYYY-MM-DD`.

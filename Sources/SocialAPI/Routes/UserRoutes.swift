@@ -5,9 +5,10 @@ import VideoRegistry
 
 /// A user's follow, and the lists on a profile: videos, followers, following (newest first).
 struct UserRoutes {
-    let database: any Database
+    let lists: PagedLists
     let social: Social
-    let codec: CursorCodec
+
+    private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.put("/v1/users/{id}/follow", follow)
@@ -27,15 +28,13 @@ struct UserRoutes {
 
     @Sendable func videos(_ request: Request, _ context: Context) throws -> Response {
         let user = try account(context)
-        let scope = "user-videos|\(user.id)"
-        let page = try PageRequest.parse(request, codec: codec, scope: scope)
         let identity = context.identity
-        return .json(200, try database.read { connection in
-            let videos = try VideoStore().byOwner(user.id, viewer: Viewer(identity), after: try Positions.time(page.after), limit: page.limit + 1, on: connection)
-            let presented = try Presenter(identity, connection).videos(videos)
-            return Page.make(rows: Array(zip(videos, presented)), limit: page.limit, scope: scope, codec: codec,
-                             position: { Positions.time($0.0.createdAt, $0.0.id) }, item: { $0.1 })
-        })
+        return try lists.respond(request, scope: "user-videos|\(user.id)",
+            fetch: { after, limit, connection in
+                try VideoStore().byOwner(user.id, viewer: Viewer(identity), after: try Positions.time(after), limit: limit, on: connection)
+            },
+            position: { Positions.time($0.createdAt, $0.id) },
+            present: { videos, connection in try Presenter(identity, connection).videos(videos) })
     }
 
     @Sendable func followers(_ request: Request, _ context: Context) throws -> Response {
@@ -49,18 +48,14 @@ struct UserRoutes {
     /// Followers or followed users, by when the follow happened, newest first.
     private func follows(_ direction: FollowDirection, _ request: Request, _ context: Context) throws -> Response {
         let user = try account(context)
-        let scope = "user-\(direction == .followers ? "followers" : "following")|\(user.id)"
-        let page = try PageRequest.parse(request, codec: codec, scope: scope)
         let identity = context.identity
-        return .json(200, try database.read { connection in
-            let follows = try ActivityStore().follows(direction, userID: user.id, after: try Positions.time(page.after), limit: page.limit + 1, on: connection)
-            let otherID: (Activity) -> String = { direction == .followers ? $0.fromUserID : $0.toUserID }
-            let accounts = try AccountStore().find(ids: follows.map(otherID), on: connection)
-            let byID = Dictionary(uniqueKeysWithValues: zip(accounts.map(\.id), try Presenter(identity, connection).users(accounts)))
-            let rows = follows.compactMap { follow in byID[otherID(follow)].map { (follow, $0) } }
-            return Page.make(rows: rows, limit: page.limit, scope: scope, codec: codec,
-                             position: { Positions.time($0.0.createdAt, $0.0.id) }, item: { $0.1 })
-        })
+        let otherID: (Activity) -> String = { direction == .followers ? $0.fromUserID : $0.toUserID }
+        return try lists.respond(request, scope: "user-\(direction == .followers ? "followers" : "following")|\(user.id)",
+            fetch: { after, limit, connection in
+                try ActivityStore().follows(direction, userID: user.id, after: try Positions.time(after), limit: limit, on: connection)
+            },
+            position: { Positions.time($0.createdAt, $0.id) },
+            present: { follows, connection in try Presenter(identity, connection).users(ids: follows.map(otherID)) })
     }
 
     private func account(_ context: Context) throws -> Account {

@@ -6,10 +6,11 @@ import VideoRegistry
 /// API.md "Videos" and the video side of "Activities": registration, reading, owner edits,
 /// deletion; likes, comments and flags.
 struct VideoRoutes {
-    let database: any Database
+    let lists: PagedLists
     let videos: Videos
     let social: Social
-    let codec: CursorCodec
+
+    private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/videos", create)
@@ -74,17 +75,13 @@ struct VideoRoutes {
     /// Who liked a video, most recent like first.
     @Sendable func likes(_ request: Request, _ context: Context) throws -> Response {
         let video = try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity))
-        let scope = "video-likes|\(video.id)"
-        let page = try PageRequest.parse(request, codec: codec, scope: scope)
         let identity = context.identity
-        return .json(200, try database.read { connection in
-            let likes = try ActivityStore().likes(videoID: video.id, after: try Positions.time(page.after), limit: page.limit + 1, on: connection)
-            let accounts = try AccountStore().find(ids: likes.map(\.fromUserID), on: connection)
-            let byID = Dictionary(uniqueKeysWithValues: zip(accounts.map(\.id), try Presenter(identity, connection).users(accounts)))
-            let rows = likes.compactMap { like in byID[like.fromUserID].map { (like, $0) } }
-            return Page.make(rows: rows, limit: page.limit, scope: scope, codec: codec,
-                             position: { Positions.time($0.0.createdAt, $0.0.id) }, item: { $0.1 })
-        })
+        return try lists.respond(request, scope: "video-likes|\(video.id)",
+            fetch: { after, limit, connection in
+                try ActivityStore().likes(videoID: video.id, after: try Positions.time(after), limit: limit, on: connection)
+            },
+            position: { Positions.time($0.createdAt, $0.id) },
+            present: { likes, connection in try Presenter(identity, connection).users(ids: likes.map(\.fromUserID)) })
     }
 
     @Sendable func comment(_ request: Request, _ context: Context) throws -> Response {
@@ -96,15 +93,13 @@ struct VideoRoutes {
     /// A video's comments, oldest first.
     @Sendable func comments(_ request: Request, _ context: Context) throws -> Response {
         let video = try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity))
-        let scope = "video-comments|\(video.id)"
-        let page = try PageRequest.parse(request, codec: codec, scope: scope)
         let identity = context.identity
-        return .json(200, try database.read { connection in
-            let comments = try ActivityStore().comments(videoID: video.id, after: try Positions.time(page.after), limit: page.limit + 1, on: connection)
-            let presented = try Presenter(identity, connection).activities(comments)
-            return Page.make(rows: Array(zip(comments, presented)), limit: page.limit, scope: scope, codec: codec,
-                             position: { Positions.time($0.0.createdAt, $0.0.id) }, item: { $0.1 })
-        })
+        return try lists.respond(request, scope: "video-comments|\(video.id)",
+            fetch: { after, limit, connection in
+                try ActivityStore().comments(videoID: video.id, after: try Positions.time(after), limit: limit, on: connection)
+            },
+            position: { Positions.time($0.createdAt, $0.id) },
+            present: { comments, connection in try Presenter(identity, connection).activities(comments) })
     }
 
     @Sendable func deleteComment(_ request: Request, _ context: Context) throws -> Response {
