@@ -51,6 +51,9 @@ public final class Application: Sendable {
         let applied = try Migrator(migrations: Schema.sqlite).migrate(database, now: clock.nowMillis())
         if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
         accounts = Accounts(database: database, configuration: configuration.accounts, clock: clock)
+        let database = self.database
+        metrics.gauge("pacenote_db_readers_in_use", help: "Database reader connections lent out now.") { Double(database.readerUsage.inUse) }
+        metrics.gauge("pacenote_db_readers", help: "Database reader connections in the pool.") { Double(database.readerUsage.total) }
         let timelines = Timelines(configuration: .init(syncLimit: configuration.fanoutSyncLimit))
         let registry = HookRegistry()
         // Feed hooks first: they must see a video's activities before the built-in cascade deletes them.

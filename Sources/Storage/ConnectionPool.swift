@@ -6,11 +6,13 @@ final class ConnectionPool<Connection: AnyObject>: @unchecked Sendable {
     // @unchecked: `idle` is only touched under `lock`; `available` counts idle entries, so a
     // thread that passes `wait()` is guaranteed one, which it alone then uses.
     private var idle: [Connection]
+    let size: Int
     private let lock = NSLock()
     private let available: DispatchSemaphore
 
     init(_ connections: [Connection]) {
         idle = connections
+        size = connections.count
         available = DispatchSemaphore(value: connections.count)
     }
 
@@ -26,6 +28,13 @@ final class ConnectionPool<Connection: AnyObject>: @unchecked Sendable {
             available.signal()
         }
         return try body(connection)
+    }
+
+    /// Connections not lent out right now.
+    var idleCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return idle.count
     }
 
     func closeAll(_ close: (Connection) -> Void) {

@@ -34,6 +34,8 @@ public protocol Database: Sendable {
     var dialect: SQLDialect { get }
     func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T
     func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T
+    /// Reader connections in use and in all, for the `/metrics` pool gauges.
+    var readerUsage: (inUse: Int, total: Int) { get }
     /// True when the database answers a trivial query (health checks).
     func ping() -> Bool
     /// Closes every connection; calls after this fail.

@@ -82,6 +82,10 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         }
     }
 
+    public var readerUsage: (inUse: Int, total: Int) {
+        (readerPool.size - readerPool.idleCount, readerPool.size)
+    }
+
     public func ping() -> Bool {
         (try? read { connection in try connection.fetchValue("SELECT 1", as: Int.self) }) == 1
     }
