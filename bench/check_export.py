@@ -121,6 +121,15 @@ def main():
     counts = dict(users=len(users), videos=len(videos), follows=kinds[4], likes=kinds[1], comments=kinds[2])
     print(f"{folder}: {counts}, rallies {len(rallies)}")
     print("top-5 follower counts:", sorted(followers.values(), reverse=True)[:5])
+    # Home feeds (own videos and those of the accounts followed): the deep-page scenario
+    # needs users with more than 50 pages of 20.
+    per_owner = collections.Counter(owner for owner, _ in videos.values())
+    feed = collections.Counter(per_owner)
+    for src, dst in follows:
+        feed[src] += per_owner[dst]
+    sizes = sorted(feed.values(), reverse=True)
+    print(f"home feeds: {sum(1 for n in sizes if n > 1000)} users over 1,000 videos; "
+          f"median {sizes[len(sizes) // 2] if sizes else 0}, 50th largest {sizes[49] if len(sizes) > 49 else '-'}")
     if scale:
         check(counts == SCALES[scale], f"counts {counts} != {SCALES[scale]}")
     if problems:

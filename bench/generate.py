@@ -39,6 +39,7 @@ DAY_MS = 86_400_000
 FOLLOW_SKEW = 0.72   # large: top accounts get ~9,000, ~5,500, ~4,000... followers
 OWNER_SKEW = 0.5     # "Zipf-light": the top owner has ~1/300 of all videos
 VIDEO_SKEW = 0.6     # likes and comments favour some videos
+FOLLOWING_SPREAD = 1.2  # sigma of the log-normal number of accounts each user follows
 
 RALLIES = [  # (name, country), in calendar order, WRC-like
     ("Rallye Automobile Monte-Carlo", "Monaco"),
@@ -301,7 +302,7 @@ def main():
     follow_cum = zipf_cum_weights(n_users, FOLLOW_SKEW)
     follow_total = follow_cum[-1]
     followers = array("i", bytes(4 * n_users))
-    per_user = split_total(rng, n_users, cfg["follows"], 1.0, n_users // 3)
+    per_user = split_total(rng, n_users, cfg["follows"], FOLLOWING_SPREAD, n_users // 3)
     for src, k in enumerate(per_user):
         chosen = set()
         while len(chosen) < k:

@@ -134,7 +134,6 @@ PY
         for s in $scenarios; do measure "$scale" "$s" "$s" "$port" "$run"; done
     done
 
-    grep -q '"status":5' "$work/server-$scale.log" 2>/dev/null && note "the server logged 5xx answers; see $results/logs/server-$scale.log"
     python3 -c "import json; print(json.dumps({'server_peak_rss_kb': int(next(l.split()[1] for l in open('/proc/$SERVER_PID/status') if l.startswith('VmHWM'))) }))" \
         >"$results/$scale-server.json"
     stop_pid "$SERVER_PID"
