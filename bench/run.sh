@@ -29,7 +29,8 @@ for s in $scenarios; do [ -f "bench/scenarios/$s.lua" ] || die "unknown scenario
 command_line="bench/run.sh $*"
 
 scripts/deps wrk nginx-light time
-for tool in wrk nginx taskset curl python3 /usr/bin/time; do
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
+for tool in wrk "$nginx" taskset curl python3 swift /usr/bin/time; do
     command -v "$tool" >/dev/null || die "$tool is missing"
 done
 [ "$(nproc)" -ge 2 ] || die "needs 2 CPUs (server on CPU 0, wrk on CPU 1); this machine has $(nproc)"
@@ -72,7 +73,7 @@ build_release "$work/build.log"
 nginx_port=$(free_port)
 mkdir -p "$work/nginx/tmp"
 sed "s/__PORT__/$nginx_port/" bench/nginx.conf >"$work/nginx/nginx.conf"
-taskset -c 0 nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -e stderr 2>"$work/nginx.log" &
+taskset -c 0 "$nginx" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e stderr 2>"$work/nginx.log" &
 NGINX_PID=$!
 wait_http "http://127.0.0.1:$nginx_port/" "$NGINX_PID" 10 || { cat "$work/nginx.log" >&2; die "nginx did not start"; }
 
