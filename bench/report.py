@@ -14,7 +14,7 @@ import sys
 
 READS = ["video-by-id", "home-first", "home-deep", "news", "rally-top"]
 ORDER = ["nginx"] + READS + ["like-unlike", "comment", "login", "mix"]
-SHARE_TARGETS = {"video-by-id": 0.30, "home-first": 0.08, "home-deep": 0.08, "news": 0.08, "rally-top": 0.08}
+SHARE_TARGETS = {"video-by-id": 0.30, "home-first": 0.08, "news": 0.08, "rally-top": 0.08}  # page 50: the ratio
 WRITE_TARGETS = {"like-unlike": 3000, "comment": 2000}
 DESCRIPTIONS = {
     "nginx": "nginx, fixed JSON (ceiling)",

@@ -60,7 +60,7 @@ import json, platform, subprocess, sys, os
 model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
 swift = subprocess.run(["swift", "--version"], capture_output=True, text=True)
 json.dump({"command": sys.argv[2], "runs": int(sys.argv[3]), "seconds": int(sys.argv[4]),
-           "nproc": os.cpu_count(), "cpu": model, "kernel": platform.release(),
+           "nproc": len(os.sched_getaffinity(0)), "cpu": model, "kernel": platform.release(),
            "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
            "swift": (swift.stdout or swift.stderr).splitlines()[0],
            "wrk": "taskset -c 1 wrk -t2 -c32 --latency --timeout 30s",
