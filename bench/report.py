@@ -166,7 +166,7 @@ def main():
         out.append(f"\n{met} of {len(targets)} targets met.\n")
 
     out.append("### Machine\n")
-    out.append(f"- command: `{machine.get('command', '?')}`")
+    out.append(f"- command: `{machine.get('command', '?')}` at commit {machine.get('commit', '?')}")
     out.append(f"- {machine.get('nproc', '?')} CPUs, {machine.get('cpu', '?')}, {machine.get('memory_gib', '?')} GiB; "
                f"Linux {machine.get('kernel', '?')}")
     out.append(f"- {machine.get('swift', '?')}")

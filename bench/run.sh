@@ -26,7 +26,7 @@ esac
 all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix"
 scenarios=${BENCH_SCENARIOS:-$all_scenarios}
 for s in $scenarios; do [ -f "bench/scenarios/$s.lua" ] || die "unknown scenario '$s'"; done
-command_line="bench/run.sh $*"
+command_line="${BENCH_SCENARIOS:+BENCH_SCENARIOS=\"$BENCH_SCENARIOS\" }bench/run.sh $*"
 
 scripts/deps wrk nginx-light time
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
@@ -57,9 +57,10 @@ echo "scale,scenario,run,rps,p50_ms,p99_ms,requests,non2xx,errors" >"$results/re
 
 python3 - "$results/machine.json" "$command_line" "$runs" "$seconds" <<'PY'
 import json, platform, subprocess, sys, os
+commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True).stdout.strip()
 model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
 swift = subprocess.run(["swift", "--version"], capture_output=True, text=True)
-json.dump({"command": sys.argv[2], "runs": int(sys.argv[3]), "seconds": int(sys.argv[4]),
+json.dump({"command": sys.argv[2], "commit": commit, "runs": int(sys.argv[3]), "seconds": int(sys.argv[4]),
            "nproc": len(os.sched_getaffinity(0)), "cpu": model, "kernel": platform.release(),
            "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
            "swift": (swift.stdout or swift.stderr).splitlines()[0],
