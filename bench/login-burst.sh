@@ -5,18 +5,17 @@
 # Usage: bench/login-burst.sh [runs=3] [seconds=10]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 runs=${1:-3}
 seconds=${2:-10}
 scripts/deps wrk
-swift build -c release --product pacenote >/dev/null
-
 work=$(mktemp -d)
-port=$((20000 + RANDOM % 20000))
-trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+SERVER_PID=
+trap 'stop_pid "$SERVER_PID"; rm -rf "$work"' EXIT
+build_release "$work/build.log"
 
-taskset -c 0 .build/release/pacenote serve --listen 127.0.0.1:$port --data-dir "$work/data" 2>"$work/server.log" &
-server=$!
-for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+port=$(free_port)
+start_server "$work/data" "$port" "$work/server.log"
 
 body='{"username":"bench_user","email":"bench@example.com","password":"password123"}'
 token=$(curl -fs -X POST "http://127.0.0.1:$port/v1/users" -d "$body" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sessionToken"])')
@@ -27,14 +26,8 @@ wrk.body = '{"login":"bench_user","password":"password123"}'
 wrk.headers["Content-Type"] = "application/json"
 LUA
 
-# wrk prints the 99% line of --latency in ms, us or s; normalise to ms.
-p99() { python3 -c '
-import re, sys
-text = sys.stdin.read()
-m = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
-v, unit = float(m.group(1)), m.group(2)
-print(round(v / 1000 if unit == "us" else v * 1000 if unit == "s" else v, 2))'; }
-rate() { python3 -c 'import re,sys; print(re.search(r"Requests/sec:\s+([\d.]+)", sys.stdin.read()).group(1))'; }
+p99() { wrk_p99; }
+rate() { wrk_rate; }
 
 me() { taskset -c 1 wrk -t1 -c8 -d${seconds}s --latency -H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/users/me"; }
 

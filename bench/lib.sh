@@ -1,0 +1,64 @@
+# Shell helpers shared by the benchmark scripts (sourced, not run).
+# The server is pinned to CPU 0 and wrk to CPU 1 (taskset), as BENCHMARKS.md describes.
+
+die() { echo "bench: error: $*" >&2; exit 1; }
+note() { echo "bench: $*" >&2; }
+
+# A TCP port nobody listens on (random in 20000..39999, checked with a connect attempt).
+free_port() {
+    local port
+    for _ in $(seq 50); do
+        port=$((20000 + RANDOM % 20000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
+    done
+    die "no free TCP port found"
+}
+
+# wait_http URL PID [seconds=30]: waits until URL answers 2xx; fails if PID died or on timeout.
+wait_http() {
+    local url=$1 pid=$2 limit=$(( ${3:-30} * 10 ))
+    for _ in $(seq "$limit"); do
+        curl -fs -o /dev/null "$url" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# build_release: the optimised server binary (.build/release/pacenote).
+build_release() {
+    note "building (swift build -c release --product pacenote)"
+    swift build -c release --product pacenote >"${1:-/dev/null}" 2>&1 \
+        || { [ -n "${1:-}" ] && tail -30 "$1" >&2; die "release build failed"; }
+}
+
+# start_server DATA_DIR PORT LOG [extra serve options...]: starts the release server pinned
+# to CPU 0 and waits for /healthz; sets SERVER_PID.
+start_server() {
+    local data=$1 port=$2 log=$3
+    shift 3
+    taskset -c 0 .build/release/pacenote serve --listen "127.0.0.1:$port" --data-dir "$data" "$@" 2>"$log" &
+    SERVER_PID=$!
+    wait_http "http://127.0.0.1:$port/healthz" "$SERVER_PID" 120 \
+        || { tail -20 "$log" >&2; die "the server did not answer /healthz on port $port (log: $log)"; }
+}
+
+# stop_pid PID: SIGTERM, wait up to 15 s, then SIGKILL. Quiet if it is already gone.
+stop_pid() {
+    local pid=${1:-}
+    [ -n "$pid" ] || return 0
+    kill -0 "$pid" 2>/dev/null || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null || true
+}
+
+# wrk prints the 99% line of --latency in us, ms or s; these read wrk's output on stdin.
+wrk_p99() { python3 -c '
+import re, sys
+text = sys.stdin.read()
+m = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+v, unit = float(m.group(1)), m.group(2)
+print(round(v / 1000 if unit == "us" else v * 1000 if unit == "s" else v, 2))'; }
+wrk_rate() { python3 -c 'import re,sys; print(re.search(r"Requests/sec:\s+([\d.]+)", sys.stdin.read()).group(1))'; }

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""The benchmark's helper, called by bench/run.sh (stdlib only).
+
+  prepare.py setup URL DB STATE [--users 200] [--deep 50] [--pages 50] [--videos 2000] [--seed 1]
+      Picks the users, logs them in (in parallel), and writes the files the wrk scripts
+      read into STATE: tokens.txt, logins.txt, videos.txt, rally.txt and deep.txt.
+  prepare.py login-time URL STATE [-n 20]
+      Sequential logins of one user; prints and stores (login_time.json) the median seconds.
+  prepare.py counters DB
+      Checks every video's likes_count and comments_count against its activities
+      (and every user's followers and following counts); prints OK or the drift, as JSON.
+  prepare.py wrk FILE
+      Reads wrk --latency output; prints JSON: rps, p50_ms, p99_ms, requests, non2xx, errors.
+
+DB is the server's SQLite file, opened read-only.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import random
+import re
+import sqlite3
+import statistics
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+PASSWORD = "password123"
+
+
+def fail(message):
+    print(f"prepare.py: error: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def connect(db):
+    if not os.path.exists(db):
+        fail(f"no database at {db}")
+    return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+
+
+def http(url, method="GET", body=None, token=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method)
+    req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=120) as resp:
+            return resp.status, json.loads(resp.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")
+
+
+def login(url, name):
+    status, answer = http(f"{url}/v1/sessions", "POST", {"login": name, "password": PASSWORD})
+    if status != 201:
+        fail(f"login of {name} answered {status}: {answer}")
+    return answer["sessionToken"]
+
+
+def write_lines(path, lines):
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def setup(args):
+    os.makedirs(args.state, exist_ok=True)
+    rng = random.Random(args.seed)
+    db = connect(args.db)
+    # Users with the longest home feeds (videos of the accounts they follow, and their own)
+    # go first: the deep-page scenario needs feeds of more than pages x 20 videos.
+    per_owner = dict(db.execute("SELECT owner_id, COUNT(*) FROM videos WHERE hidden = 0 GROUP BY owner_id"))
+    feed = dict(per_owner)
+    for follower, followed in db.execute("SELECT from_user_id, to_user_id FROM activities WHERE type = 4"):
+        feed[follower] = feed.get(follower, 0) + per_owner.get(followed, 0)
+    by_id = dict(db.execute("SELECT id, username FROM users WHERE banned_at IS NULL"))
+    feed_sizes = sorted(((by_id[u], n) for u, n in feed.items() if u in by_id), key=lambda r: (-r[1], r[0]))
+    everyone = [r[0] for r in db.execute("SELECT username FROM users WHERE banned_at IS NULL ORDER BY seq")]
+    if len(everyone) < args.users:
+        fail(f"only {len(everyone)} users in {args.db}, {args.users} wanted")
+    heavy = [name for name, size in feed_sizes if size > args.pages * 20][:args.deep]
+    others = [name for name in everyone if name not in set(heavy)]
+    names = heavy + rng.sample(others, args.users - len(heavy))
+
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        tokens = list(pool.map(lambda n: login(args.url, n), names))
+    print(f"prepare.py: logged in {len(tokens)} users in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    write_lines(os.path.join(args.state, "tokens.txt"), tokens)
+    write_lines(os.path.join(args.state, "logins.txt"), names)
+
+    videos = [r[0] for r in db.execute("SELECT id FROM videos WHERE hidden = 0")]
+    if not videos:
+        fail("no videos in the database")
+    write_lines(os.path.join(args.state, "videos.txt"), rng.sample(videos, min(args.videos, len(videos))))
+    rally = db.execute("""SELECT rally_id, day, COUNT(*) FROM videos WHERE hidden = 0
+                          GROUP BY rally_id, day ORDER BY 3 DESC LIMIT 1""").fetchone()
+    write_lines(os.path.join(args.state, "rally.txt"), [f"{rally[0]} {rally[1]}"])
+    print(f"prepare.py: {len(videos)} videos; rally {rally[0]} day {rally[1]} has {rally[2]} videos", file=sys.stderr)
+
+    # The cursor of page `pages` of each heavy user's home feed (limit 20), walked page by page.
+    def deep_cursor(token):
+        cursor = None
+        for page in range(1, args.pages):
+            query = "limit=20" + (f"&cursor={urllib.parse.quote(cursor, safe='')}" if cursor else "")
+            status, answer = http(f"{args.url}/v1/feed/home?{query}", token=token)
+            if status != 200:
+                fail(f"GET /v1/feed/home page {page} answered {status}: {answer}")
+            cursor = answer.get("nextCursor")
+            if not cursor:
+                return None
+        return urllib.parse.quote(cursor, safe="")
+
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        cursors = list(pool.map(deep_cursor, tokens[:len(heavy)]))
+    deep = [f"{t} {c}" for t, c in zip(tokens, cursors) if c]
+    print(f"prepare.py: {len(deep)} home feeds reach page {args.pages} "
+          f"({time.monotonic() - started:.1f} s to walk them)", file=sys.stderr)
+    if len(deep) < min(10, args.deep):
+        fail(f"only {len(deep)} users have a home feed {args.pages} pages deep; the dataset is too small")
+    write_lines(os.path.join(args.state, "deep.txt"), deep)
+
+
+def login_time(args):
+    names = open(os.path.join(args.state, "logins.txt")).read().split()
+    times = []
+    for i in range(args.n):
+        started = time.monotonic()
+        login(args.url, names[i % len(names)])
+        times.append(time.monotonic() - started)
+    median = statistics.median(times)
+    with open(os.path.join(args.state, "login_time.json"), "w") as f:
+        json.dump({"median_s": median, "samples_s": times}, f)
+    print(f"{median:.6f}")
+
+
+def counters(args):
+    db = connect(args.db)
+    drift = db.execute("""
+        SELECT v.id, v.likes_count, COALESCE(l.n, 0), v.comments_count, COALESCE(c.n, 0)
+        FROM videos v
+        LEFT JOIN (SELECT video_id, COUNT(*) AS n FROM activities WHERE type = 1 GROUP BY video_id) l ON l.video_id = v.id
+        LEFT JOIN (SELECT video_id, COUNT(*) AS n FROM activities WHERE type = 2 GROUP BY video_id) c ON c.video_id = v.id
+        WHERE v.likes_count <> COALESCE(l.n, 0) OR v.comments_count <> COALESCE(c.n, 0)""").fetchall()
+    users = db.execute("""
+        SELECT u.id, u.followers_count, COALESCE(f.n, 0), u.following_count, COALESCE(g.n, 0)
+        FROM users u
+        LEFT JOIN (SELECT to_user_id AS id, COUNT(*) AS n FROM activities WHERE type = 4 GROUP BY to_user_id) f ON f.id = u.id
+        LEFT JOIN (SELECT from_user_id AS id, COUNT(*) AS n FROM activities WHERE type = 4 GROUP BY from_user_id) g ON g.id = u.id
+        WHERE u.followers_count <> COALESCE(f.n, 0) OR u.following_count <> COALESCE(g.n, 0)""").fetchall()
+    totals = db.execute("""SELECT (SELECT COUNT(*) FROM videos), (SELECT SUM(likes_count) FROM videos),
+                                  (SELECT SUM(comments_count) FROM videos),
+                                  (SELECT COUNT(*) FROM activities WHERE type = 1),
+                                  (SELECT COUNT(*) FROM activities WHERE type = 2)""").fetchone()
+    result = {
+        "ok": not drift and not users,
+        "videos": totals[0], "likes": totals[3], "comments": totals[4],
+        "videos_drifting": len(drift), "users_drifting": len(users),
+        "examples": [dict(zip(("video", "likes_count", "likes", "comments_count", "comments"), r)) for r in drift[:5]]
+                  + [dict(zip(("user", "followers_count", "followers", "following_count", "following"), r))
+                     for r in users[:5]],
+    }
+    print(json.dumps(result))
+
+
+UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
+
+
+def parse_wrk(args):
+    text = open(args.file).read()
+
+    def latency(pct):
+        m = re.search(rf"^\s*{pct}%\s+([\d.]+)(us|ms|s|m)\s*$", text, re.M)
+        return round(float(m.group(1)) * UNITS[m.group(2)], 3) if m else None
+
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", text)
+    total = re.search(r"(\d+) requests in", text)
+    non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    if not rps or not total:
+        fail(f"{args.file} is not wrk output:\n{text}")
+    print(json.dumps({
+        "rps": float(rps.group(1)), "p50_ms": latency(50), "p99_ms": latency(99),
+        "requests": int(total.group(1)), "non2xx": int(non2xx.group(1)) if non2xx else 0,
+        "errors": sum(map(int, errors.groups())) if errors else 0,
+    }))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("setup")
+    p.add_argument("url"), p.add_argument("db"), p.add_argument("state")
+    p.add_argument("--users", type=int, default=200)
+    p.add_argument("--deep", type=int, default=50)
+    p.add_argument("--pages", type=int, default=50)
+    p.add_argument("--videos", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("login-time")
+    p.add_argument("url"), p.add_argument("state")
+    p.add_argument("-n", type=int, default=20)
+    p = sub.add_parser("counters")
+    p.add_argument("db")
+    p = sub.add_parser("wrk")
+    p.add_argument("file")
+    args = ap.parse_args()
+    {"setup": setup, "login-time": login_time, "counters": counters, "wrk": parse_wrk}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Turns a results folder of bench/run.sh into the markdown of BENCHMARKS.md.
+
+Usage: bench/report.py bench/results/<timestamp>
+
+Per scale and scenario: median req/s, median p50 and p99 of the runs, share of the nginx
+median measured in the same run; then the targets of the issue, each marked met or missed.
+"""
+import csv
+import json
+import os
+import statistics
+import sys
+
+READS = ["video-by-id", "home-first", "home-deep", "news", "rally-top"]
+ORDER = ["nginx"] + READS + ["like-unlike", "comment", "login", "mix"]
+SHARE_TARGETS = {"video-by-id": 0.30, "home-first": 0.08, "news": 0.08, "rally-top": 0.08}  # page 50: the ratio
+WRITE_TARGETS = {"like-unlike": 3000, "comment": 2000}
+DESCRIPTIONS = {
+    "nginx": "nginx, fixed JSON (ceiling)",
+    "video-by-id": "GET /v1/videos/{id}",
+    "home-first": "GET /v1/feed/home, first page",
+    "home-deep": "GET /v1/feed/home, page 50",
+    "news": "GET /v1/feed/news",
+    "rally-top": "GET /v1/rallies/{id}/days/{n}/videos?sort=top",
+    "like-unlike": "PUT + DELETE /v1/videos/{id}/like",
+    "comment": "POST /v1/videos/{id}/comments",
+    "login": "POST /v1/sessions (bcrypt cost 10)",
+    "mix": "70% read / 20% like / 10% comment",
+}
+
+
+def load(folder, name, default=None):
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        return default
+    with open(path) as f:
+        return json.load(f)
+
+
+def fmt(x, digits=0):
+    if x is None:
+        return "–"
+    return f"{x:,.{digits}f}"
+
+
+def pct(x):
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def mark(ok):
+    return "–" if ok is None else ("met" if ok else "**missed**")
+
+
+def main():
+    folder = sys.argv[1]
+    rows = list(csv.DictReader(open(os.path.join(folder, "results.csv"))))
+    machine = load(folder, "machine.json", {})
+    runs = {}
+    for r in rows:
+        runs.setdefault((r["scale"], r["scenario"]), []).append(r)
+    scales = [s for s in ("small", "large") if any(k[0] == s for k in runs)]
+
+    med = {}
+    for key, rs in runs.items():
+        med[key] = {
+            "rps": statistics.median(float(r["rps"]) for r in rs),
+            "p50": statistics.median(float(r["p50_ms"]) for r in rs),
+            "p99": statistics.median(float(r["p99_ms"]) for r in rs),
+            "n": len(rs),
+            "bad": sum(int(r["non2xx"]) + int(r["errors"]) for r in rs),
+            "requests": sum(int(r["requests"]) for r in rs),
+        }
+
+    out = []
+    out.append(f"Results of `{machine.get('command', 'bench/run.sh')}`: median of {machine.get('runs', '?')} runs "
+               f"of {machine.get('seconds', '?')} s each; `{machine.get('wrk', 'wrk')}` on loopback, the server "
+               f"(and nginx) pinned to CPU 0, wrk to CPU 1.\n")
+    targets = []  # (scale, description, value text, ok)
+
+    for scale in scales:
+        imp = load(folder, f"{scale}-import.json", {})
+        counters = load(folder, f"{scale}-counters.json")
+        login = load(folder, f"{scale}-login-time.json")
+        server = load(folder, f"{scale}-server.json", {})
+        nginx = med.get((scale, "nginx"), {}).get("rps")
+        out.append(f"### {scale}\n")
+        bits = []
+        if imp:
+            bits.append(f"import {imp['import_s']:.1f} s, peak RSS {imp['import_peak_rss_kb'] / 1024:.0f} MiB, "
+                        f"database {imp['db_bytes'] / 2**20:.0f} MiB")
+        if server:
+            bits.append(f"server peak RSS {server['server_peak_rss_kb'] / 1024:.0f} MiB")
+        if counters:
+            bits.append("counters exact after the writes" if counters["ok"] else
+                        f"**counters drift**: {counters['videos_drifting']} videos, {counters['users_drifting']} users")
+        if bits:
+            out.append("; ".join(bits) + ".\n")
+        out.append("| scenario | req/s | p50 ms | p99 ms | share of nginx | notes |")
+        out.append("|---|---:|---:|---:|---:|---|")
+        for name in ORDER + sorted({k[1] for k in med if k[0] == scale} - set(ORDER)):
+            m = med.get((scale, name))
+            if not m:
+                continue
+            share = m["rps"] / nginx if nginx and name != "nginx" else None
+            notes = []
+            if m["bad"]:
+                notes.append(f"**{m['bad']} non-2xx/socket errors of {m['requests']}**")
+            if name == "like-unlike":
+                notes.append("each PUT or DELETE counts as one write")
+            out.append(f"| {DESCRIPTIONS.get(name, name)} | {fmt(m['rps'])} | {fmt(m['p50'], 2)} | {fmt(m['p99'], 2)} | "
+                       f"{pct(share) if name != 'nginx' else '100%'} | {'; '.join(notes)} |")
+        out.append("")
+
+        # Targets of this scale.
+        for name, share_target in SHARE_TARGETS.items():
+            m = med.get((scale, name))
+            if m and nginx:
+                share = m["rps"] / nginx
+                targets.append((scale, f"{name} >= {share_target:.0%} of nginx", pct(share),
+                                share >= share_target and not m["bad"]))
+        first, deep = med.get((scale, "home-first")), med.get((scale, "home-deep"))
+        if first and deep:
+            ratio = deep["rps"] / first["rps"]
+            targets.append((scale, "home page 50 >= 90% of first page", pct(ratio), ratio >= 0.9))
+        for name in READS:
+            m = med.get((scale, name))
+            if m:
+                targets.append((scale, f"{name} p99 <= 20 ms", f"{m['p99']:.2f} ms", m["p99"] <= 20))
+        for name, floor in WRITE_TARGETS.items():
+            m = med.get((scale, name))
+            if m:
+                targets.append((scale, f"{name} >= {floor:,} writes/s", fmt(m["rps"]), m["rps"] >= floor and not m["bad"]))
+        if counters and any((scale, n) in med for n in ("like-unlike", "comment", "mix")):
+            targets.append((scale, "counters exact after the writes", "OK" if counters["ok"] else
+                            f"{counters['videos_drifting']} videos, {counters['users_drifting']} users drift",
+                            counters["ok"]))
+        m = med.get((scale, "login"))
+        if m and login:
+            bound = 1 / login["median_s"]  # the server has one core; one hash at a time saturates it
+            ratio = m["rps"] / bound
+            targets.append((scale, "login >= 90% of the bcrypt bound",
+                            f"{m['rps']:.1f}/s vs {bound:.1f}/s (1 core / {1000 * login['median_s']:.1f} ms) = {pct(ratio)}",
+                            ratio >= 0.9 and not m["bad"]))
+
+    if "small" in scales and "large" in scales:
+        out.append("### large vs small\n")
+        out.append("| scenario | small req/s | large req/s | large / small |")
+        out.append("|---|---:|---:|---:|")
+        for name in ORDER[1:]:
+            s, l = med.get(("small", name)), med.get(("large", name))
+            if s and l:
+                ratio = l["rps"] / s["rps"]
+                out.append(f"| {name} | {fmt(s['rps'])} | {fmt(l['rps'])} | {pct(ratio)} |")
+                if name != "login":  # bcrypt-bound, the same at any scale
+                    targets.append(("large/small", f"{name} large >= 80% of small", pct(ratio), ratio >= 0.8))
+        out.append("")
+
+    if targets:
+        out.append("### Targets\n")
+        out.append("| scale | target | measured | |")
+        out.append("|---|---|---|---|")
+        for scale, what, value, ok in targets:
+            out.append(f"| {scale} | {what} | {value} | {mark(ok)} |")
+        met = sum(1 for t in targets if t[3])
+        out.append(f"\n{met} of {len(targets)} targets met.\n")
+
+    out.append("### Machine\n")
+    out.append(f"- command: `{machine.get('command', '?')}` at commit {machine.get('commit', '?')}")
+    out.append(f"- {machine.get('nproc', '?')} CPUs, {machine.get('cpu', '?')}, {machine.get('memory_gib', '?')} GiB; "
+               f"Linux {machine.get('kernel', '?')}")
+    out.append(f"- {machine.get('swift', '?')}")
+    out.append(f"- raw wrk output and logs: `{os.path.relpath(folder)}`")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
