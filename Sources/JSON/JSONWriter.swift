@@ -69,6 +69,36 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes an object key known at compile time. Keys are ASCII identifiers chosen by the
+    /// program, so they are copied as they are: escaping every key of every object showed
+    /// up in profiles of list pages.
+    public mutating func key(_ k: StaticString) {
+        separate()
+        buffer.append(UInt8(ascii: "\""))
+        appendASCII(k)
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// Writes a timestamp as an ISO 8601 string with milliseconds, straight into the buffer.
+    public mutating func timestamp(millisecondsSince1970 ms: Int64) {
+        separate()
+        buffer.append(UInt8(ascii: "\""))
+        ISO8601Millis.write(millisecondsSince1970: ms, to: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Writes a calendar date as a `YYYY-MM-DD` string, straight into the buffer.
+    public mutating func date(daysSince1970 days: Int) {
+        separate()
+        buffer.append(UInt8(ascii: "\""))
+        CalendarDate.write(daysSince1970: days, to: &buffer)
+        buffer.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     /// Writes a string.
     public mutating func value(_ s: String) {
         separate()
@@ -148,23 +178,27 @@ public struct JSONWriter: Sendable {
     // MARK: fields
 
     /// Writes `"key": value`.
-    public mutating func field(_ key: String, _ value: String) { self.key(key); self.value(value) }
+    public mutating func field(_ key: StaticString, _ value: String) { self.key(key); self.value(value) }
     /// Writes `"key": value` (null when nil).
-    public mutating func field(_ key: String, _ value: String?) { self.key(key); self.value(value) }
+    public mutating func field(_ key: StaticString, _ value: String?) { self.key(key); self.value(value) }
     /// Writes `"key": value`.
-    public mutating func field(_ key: String, _ value: Int) { self.key(key); self.value(value) }
+    public mutating func field(_ key: StaticString, _ value: Int) { self.key(key); self.value(value) }
     /// Writes `"key": value`.
-    public mutating func field(_ key: String, _ value: Int64) { self.key(key); self.value(value) }
+    public mutating func field(_ key: StaticString, _ value: Int64) { self.key(key); self.value(value) }
     /// Writes `"key": value`.
-    public mutating func field(_ key: String, _ value: Bool) { self.key(key); self.value(value) }
+    public mutating func field(_ key: StaticString, _ value: Bool) { self.key(key); self.value(value) }
     /// Writes `"key": value` (null when not finite).
-    public mutating func field(_ key: String, _ value: Double) { self.key(key); self.value(value) }
+    public mutating func field(_ key: StaticString, _ value: Double) { self.key(key); self.value(value) }
     /// Writes `"key": value`.
-    public mutating func field(_ key: String, _ value: some JSONEncodable) { self.key(key); self.value(value) }
+    public mutating func field(_ key: StaticString, _ value: some JSONEncodable) { self.key(key); self.value(value) }
     /// Writes `"key": value` (null when nil).
-    public mutating func field(_ key: String, _ value: (some JSONEncodable)?) { self.key(key); self.value(value) }
+    public mutating func field(_ key: StaticString, _ value: (some JSONEncodable)?) { self.key(key); self.value(value) }
     /// Writes `"key": [ ... ]` with one element per item.
-    public mutating func field(_ key: String, array: some Sequence<some JSONEncodable>) {
+    public mutating func field(_ key: StaticString, timestampMillis ms: Int64) { self.key(key); timestamp(millisecondsSince1970: ms) }
+
+    public mutating func field(_ key: StaticString, date days: Int) { self.key(key); date(daysSince1970: days) }
+
+    public mutating func field(_ key: StaticString, array: some Sequence<some JSONEncodable>) {
         self.key(key)
         beginArray()
         for element in array { value(element) }

@@ -63,16 +63,21 @@ func readDigits(_ bytes: ArraySlice<UInt8>, _ offset: Int, _ count: Int) -> Int?
 public enum CalendarDate {
     /// Formats a day count as `YYYY-MM-DD` (years 0...9999 are four digits).
     public static func format(daysSince1970: Int) -> String {
-        let (y, m, d) = civilFromDays(daysSince1970)
         var out: [UInt8] = []
         out.reserveCapacity(10)
+        write(daysSince1970: daysSince1970, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the formatted date to `out` (what `format` returns, without a String).
+    public static func write(daysSince1970: Int, to out: inout [UInt8]) {
+        let (y, m, d) = civilFromDays(daysSince1970)
         if y < 0 { out.append(UInt8(ascii: "-")) }
         appendPadded(abs(y), width: 4, to: &out)
         out.append(UInt8(ascii: "-"))
         appendPadded(m, width: 2, to: &out)
         out.append(UInt8(ascii: "-"))
         appendPadded(d, width: 2, to: &out)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses exactly `YYYY-MM-DD`; nil unless it names a real date (2023-02-29 is nil).
@@ -96,21 +101,21 @@ public enum CalendarDate {
 public enum ISO8601Millis {
     /// Formats milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.fffZ`, UTC.
     public static func format(millisecondsSince1970 ms: Int64) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        write(millisecondsSince1970: ms, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the formatted timestamp to `out` (what `format` returns, without a String).
+    public static func write(millisecondsSince1970 ms: Int64, to out: inout [UInt8]) {
         // Floor division so instants before 1970 land on the right day.
         let msPerDay: Int64 = 86_400_000
         var days = ms / msPerDay
         var rem = ms % msPerDay
         if rem < 0 { rem += msPerDay; days -= 1 }
-        let (y, mo, d) = civilFromDays(Int(days))
+        CalendarDate.write(daysSince1970: Int(days), to: &out)
         let r = Int(rem)
-        var out: [UInt8] = []
-        out.reserveCapacity(24)
-        if y < 0 { out.append(UInt8(ascii: "-")) }
-        appendPadded(abs(y), width: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendPadded(mo, width: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendPadded(d, width: 2, to: &out)
         out.append(UInt8(ascii: "T"))
         appendPadded(r / 3_600_000, width: 2, to: &out)
         out.append(UInt8(ascii: ":"))
@@ -120,7 +125,6 @@ public enum ISO8601Millis {
         out.append(UInt8(ascii: "."))
         appendPadded(r % 1000, width: 3, to: &out)
         out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.fffZ` (1 to 3 fraction digits).

@@ -139,7 +139,7 @@ public struct JSONLinesLogHandler: LogHandler {
         w.field("ts", ISO8601Millis.format(millisecondsSince1970: record.timestampMillis))
         w.field("level", record.level.name)
         w.field("msg", record.message)
-        for (k, v) in record.metadata { w.field(k, v) }
+        for (k, v) in record.metadata { w.key(k); w.value(v) }
         w.endObject()
         var bytes = w.bytes
         bytes.append(0x0A)

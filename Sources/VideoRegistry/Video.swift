@@ -23,23 +23,26 @@ extension Video {
         v.likes_count, v.comments_count, v.flags_count, v.created_at
         """
 
+    /// Reads a row by position, in the order of `columns` (by name cost a string
+    /// comparison per column per row, which showed up in profiles of list pages):
+    /// every query that builds one selects `columns` first.
     public init(row: Row) throws {
-        id = try row.decode("id")
-        let stored: String = try row.decode("youtube_id")
+        id = try row.decode(at: 0)
+        let stored: String = try row.decode(at: 1)
         guard let youtubeID = YouTubeID(parsing: stored) else {
             throw StorageError.decoding(column: "youtube_id", expected: "a YouTube id")
         }
         self.youtubeID = youtubeID
-        title = try row.decode("title")
-        description = try row.decode("description")
-        rallyID = try row.decode("rally_id")
-        day = try row.decode("day")
-        ownerID = try row.decode("owner_id")
-        hidden = try row.decode("hidden")
-        likesCount = try row.decode("likes_count")
-        commentsCount = try row.decode("comments_count")
-        flagsCount = try row.decode("flags_count")
-        createdAt = try row.decode("created_at")
+        title = try row.decode(at: 2)
+        description = try row.decode(at: 3)
+        rallyID = try row.decode(at: 4)
+        day = try row.decode(at: 5)
+        ownerID = try row.decode(at: 6)
+        hidden = try row.decode(at: 7)
+        likesCount = try row.decode(at: 8)
+        commentsCount = try row.decode(at: 9)
+        flagsCount = try row.decode(at: 10)
+        createdAt = try row.decode(at: 11)
     }
 }
 

@@ -33,16 +33,19 @@ struct Activity: Sendable, Equatable {
 extension Activity {
     static let columns: SQL = "a.id, a.type, a.from_user_id, a.to_user_id, a.video_id, a.content, a.created_at"
 
+    /// Reads a row by position, in the order of `columns` (by name cost a string
+    /// comparison per column per row, which showed up in profiles of list pages):
+    /// every query that builds one selects `columns` first.
     init(row: Row) throws {
-        id = try row.decode("id")
-        guard let kind = ActivityKind(rawValue: try row.decode("type")) else {
+        id = try row.decode(at: 0)
+        guard let kind = ActivityKind(rawValue: try row.decode(at: 1)) else {
             throw StorageError.decoding(column: "type", expected: "an activity type 1...4")
         }
         self.kind = kind
-        fromUserID = try row.decode("from_user_id")
-        toUserID = try row.decode("to_user_id")
-        videoID = try row.decode("video_id")
-        content = try row.decode("content")
-        createdAt = try row.decode("created_at")
+        fromUserID = try row.decode(at: 2)
+        toUserID = try row.decode(at: 3)
+        videoID = try row.decode(at: 4)
+        content = try row.decode(at: 5)
+        createdAt = try row.decode(at: 6)
     }
 }

@@ -21,7 +21,7 @@ struct VideoJSON: JSONEncodable {
         writer.field("commentsCount", video.commentsCount)
         writer.field("thumbnailUrl", video.youtubeID.thumbnailURL)
         writer.field("watchUrl", video.youtubeID.watchURL)
-        writer.field("createdAt", ISO8601Millis.format(millisecondsSince1970: video.createdAt))
+        writer.field("createdAt", timestampMillis: video.createdAt)
         writer.field("hidden", video.hidden)
         if let likedByMe { writer.field("likedByMe", likedByMe) }
         writer.endObject()
@@ -45,7 +45,7 @@ struct ActivityJSON: JSONEncodable {
         writer.key("video")
         if let video { writer.value(video) } else { writer.null() }
         writer.field("content", activity.content)
-        writer.field("createdAt", ISO8601Millis.format(millisecondsSince1970: activity.createdAt))
+        writer.field("createdAt", timestampMillis: activity.createdAt)
         writer.endObject()
     }
 }
@@ -60,8 +60,8 @@ struct RallyJSON: JSONEncodable {
         writer.field("id", rally.id)
         writer.field("name", rally.name)
         writer.field("country", rally.country)
-        writer.field("startDate", CalendarDate.format(daysSince1970: rally.startDay))
-        writer.field("endDate", CalendarDate.format(daysSince1970: rally.endDay))
+        writer.field("startDate", date: rally.startDay)
+        writer.field("endDate", date: rally.endDay)
         writer.field("status", rally.status(today: today).rawValue)
         writer.key("days")
         writer.beginArray()
@@ -69,7 +69,7 @@ struct RallyJSON: JSONEncodable {
             let date = rally.date(ofDay: number)
             writer.beginObject()
             writer.field("number", number)
-            writer.field("date", CalendarDate.format(daysSince1970: date))
+            writer.field("date", date: date)
             writer.field("status", RallyStatus.of(start: date, end: date, today: today).rawValue)
             writer.endObject()
         }

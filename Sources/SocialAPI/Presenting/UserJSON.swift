@@ -25,7 +25,7 @@ struct UserJSON: JSONEncodable {
         writer.field("followersCount", account.followersCount)
         writer.field("followingCount", account.followingCount)
         writer.field("videosCount", account.videosCount)
-        writer.field("createdAt", ISO8601Millis.format(millisecondsSince1970: account.createdAt))
+        writer.field("createdAt", timestampMillis: account.createdAt)
         switch view {
         case .anonymous:
             break
