@@ -73,7 +73,13 @@ public final class ResultsReader {
             case .done:
                 return nil
             case .start:
-                skipBOM()
+                if try peekByte() == 0xEF {
+                    // A UTF-8 byte order mark, which some exporters write.
+                    for expected: UInt8 in [0xEF, 0xBB, 0xBF] {
+                        guard try peekByte() == expected else { throw fail("the file starts with an invalid byte") }
+                        position += 1
+                    }
+                }
                 guard let byte = try peekNonWhitespace() else { throw fail("the file is empty") }
                 guard byte == UInt8(ascii: "{") else { throw fail("the file is not a JSON object") }
                 position += 1
@@ -216,11 +222,10 @@ public final class ResultsReader {
         }
     }
 
-    private func skipBOM() {
-        _ = try? peekNonWhitespace()
-        if buffer.count - position >= 3, buffer[position] == 0xEF, buffer[position + 1] == 0xBB, buffer[position + 2] == 0xBF {
-            position += 3
-        }
+    /// The next byte, without consuming it; nil at end of file.
+    private func peekByte() throws(ResultsReaderError) -> UInt8? {
+        if position == buffer.count, try !refill() { return nil }
+        return buffer[position]
     }
 
     /// Replaces the consumed buffer with the next chunk; false at end of file.

@@ -19,6 +19,8 @@ public enum TimelineRebuild {
     /// Rows read per page of the activity stream, and rows per INSERT statement.
     static let pageSize = 20_000
     static let rowsPerInsert = 250
+    /// Following rows held in memory per pass (about 24 bytes each).
+    static let rowsPerPass = 2_000_000
 
     /// Clears and refills `home_timeline` (every user's own videos and those of the people
     /// they follow) and `following_timeline` (for every reader, the `followingDepth` most
@@ -52,11 +54,18 @@ public enum TimelineRebuild {
         return counts
     }
 
+    /// One following_timeline row kept in memory before it is written.
+    private struct Entry {
+        var createdAt: Int64
+        var activity: Int64
+        var actor: Int
+    }
+
     private static func rebuildFollowing(on connection: any DatabaseConnection, depth: Int, progress: (String) -> Void) throws -> Int {
         guard depth > 0 else { return 0 }
-        // actor seq -> the seqs of their followers, read a page at a time by activity seq.
-        var followers: [Int: [Int]] = [:]
-        var room: [Int: Int] = [:]
+        // The follow graph as integer seqs: readers numbered densely in seq order, and for
+        // each actor the (ascending) numbers of their followers. Read a page at a time.
+        var pairs: [(reader: Int, actor: Int)] = []
         var after = Int64.min
         while true {
             let page = try connection.fetchAll("""
@@ -67,15 +76,17 @@ public enum TimelineRebuild {
                 ORDER BY f.seq LIMIT \(pageSize)
                 """)
             guard let last = page.last else { break }
-            for row in page {
-                let reader = try row.decode(at: 1, as: Int.self)
-                followers[try row.decode(at: 2, as: Int.self), default: []].append(reader)
-                room[reader] = depth
-            }
+            for row in page { pairs.append((try row.decode(at: 1, as: Int.self), try row.decode(at: 2, as: Int.self))) }
             after = try last.decode(at: 0, as: Int64.self)
         }
-        var unfilled = room.count
-        guard unfilled > 0 else { return 0 }
+        let readerSeqs = Array(Set(pairs.map(\.reader))).sorted()
+        guard !readerSeqs.isEmpty else { return 0 }
+        let readerNumber = Dictionary(uniqueKeysWithValues: readerSeqs.enumerated().map { ($1, $0) })
+        var followers: [Int: [Int32]] = [:]
+        for pair in pairs { followers[pair.actor, default: []].append(Int32(readerNumber[pair.reader]!)) }
+        pairs = []
+        for actor in followers.keys { followers[actor]!.sort() }
+        progress("following_timeline: \(readerSeqs.count) readers follow \(followers.count) people")
 
         // The likes, comments and follows of anyone followed, newest first, numbered so
         // that they can be read back in pages by position.
@@ -86,59 +97,90 @@ public enum TimelineRebuild {
             )
             """)
         defer { _ = try? connection.execute("DROP TABLE IF EXISTS temp.following_source") }
-        try connection.execute("""
+        let sourceCount = try connection.execute("""
             INSERT INTO temp.following_source (position, activity_seq, actor_seq, created_at)
             SELECT ROW_NUMBER() OVER (ORDER BY a.created_at DESC, a.seq DESC), a.seq, u.seq, a.created_at
             FROM activities a JOIN users u ON u.id = a.from_user_id
             WHERE a.type IN (1, 2, 4)
               AND a.from_user_id IN (SELECT to_user_id FROM activities WHERE type = 4)
             """)
+        progress("following_timeline: \(sourceCount) activities by people someone follows")
 
+        // Readers in passes of about `rowsPerPass / depth`: each pass streams the activities
+        // newest first until its readers are full, keeps their rows bucketed per reader, and
+        // writes them in primary-key order (reader, then oldest first), which fills the
+        // B-tree sequentially instead of at random.
+        let readersPerPass = max(1, rowsPerPass / depth)
         var written = 0
-        var batch: [(reader: Int, createdAt: Int64, activity: Int64, actor: Int)] = []
-        batch.reserveCapacity(rowsPerInsert)
-        var position: Int64 = 0
-        var streamed = 0
-        stream: while unfilled > 0 {
-            let page = try connection.fetchAll("""
-                SELECT activity_seq, actor_seq, created_at FROM temp.following_source
-                WHERE position > \(position) AND position <= \(position + Int64(pageSize))
-                ORDER BY position
-                """)
-            if page.isEmpty { break }
-            position += Int64(pageSize)
-            for row in page {
-                let actor = try row.decode(at: 1, as: Int.self)
-                guard let readers = followers[actor] else { continue }
-                let activity = try row.decode(at: 0, as: Int64.self)
-                let createdAt = try row.decode(at: 2, as: Int64.self)
-                for reader in readers {
-                    guard let left = room[reader], left > 0 else { continue }
-                    room[reader] = left - 1
-                    if left == 1 { unfilled -= 1 }
-                    batch.append((reader, createdAt, activity, actor))
+        var lo = 0
+        while lo < readerSeqs.count {
+            let hi = min(readerSeqs.count, lo + readersPerPass)
+            var buckets = [[Entry]](repeating: [], count: hi - lo)
+            var unfilled = hi - lo
+            var position: Int64 = 0
+            stream: while unfilled > 0 {
+                let page = try connection.fetchAll("""
+                    SELECT activity_seq, actor_seq, created_at FROM temp.following_source
+                    WHERE position > \(position) AND position <= \(position + Int64(pageSize))
+                    ORDER BY position
+                    """)
+                if page.isEmpty { break }
+                position += Int64(pageSize)
+                for row in page {
+                    let actor = try row.decode(at: 1, as: Int.self)
+                    guard let readers = followers[actor] else { continue }
+                    var index = lowerBound(readers, Int32(lo))
+                    guard index < readers.count, readers[index] < hi else { continue }
+                    let entry = Entry(createdAt: try row.decode(at: 2, as: Int64.self), activity: try row.decode(at: 0, as: Int64.self), actor: actor)
+                    while index < readers.count, readers[index] < hi {
+                        let bucket = Int(readers[index]) - lo
+                        if buckets[bucket].count < depth {
+                            buckets[bucket].append(entry)
+                            if buckets[bucket].count == depth {
+                                unfilled -= 1
+                                if unfilled == 0 { break stream }
+                            }
+                        }
+                        index += 1
+                    }
+                }
+            }
+            var batch: [(reader: Int, entry: Entry)] = []
+            batch.reserveCapacity(rowsPerInsert)
+            for (offset, bucket) in buckets.enumerated() {
+                let reader = readerSeqs[lo + offset]
+                // Streamed newest first; the key orders oldest first.
+                for entry in bucket.reversed() {
+                    batch.append((reader, entry))
                     if batch.count == rowsPerInsert {
                         try insert(batch, on: connection)
                         written += batch.count
                         batch.removeAll(keepingCapacity: true)
                     }
                 }
-                if unfilled == 0 { break stream }
             }
-            streamed += page.count
-            if streamed % 200_000 < pageSize {
-                progress("following_timeline: \(streamed) activities streamed, \(written + batch.count) rows, \(unfilled) readers not yet full")
+            if !batch.isEmpty {
+                try insert(batch, on: connection)
+                written += batch.count
             }
-        }
-        if !batch.isEmpty {
-            try insert(batch, on: connection)
-            written += batch.count
+            progress("following_timeline: readers \(hi) of \(readerSeqs.count), \(written) rows")
+            lo = hi
         }
         return written
     }
 
-    private static func insert(_ rows: [(reader: Int, createdAt: Int64, activity: Int64, actor: Int)], on connection: any DatabaseConnection) throws {
-        let values = SQL.joined(rows.map { "(\($0.reader), \($0.createdAt), \($0.activity), \($0.actor))" }, separator: ", ")
+    /// The first index whose element is not below `value` (`elements` ascending).
+    private static func lowerBound(_ elements: [Int32], _ value: Int32) -> Int {
+        var low = 0, high = elements.count
+        while low < high {
+            let mid = (low + high) / 2
+            if elements[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    private static func insert(_ rows: [(reader: Int, entry: Entry)], on connection: any DatabaseConnection) throws {
+        let values = SQL.joined(rows.map { "(\($0.reader), \($0.entry.createdAt), \($0.entry.activity), \($0.entry.actor))" }, separator: ", ")
         try connection.execute("INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq) VALUES \(values)")
     }
 }
