@@ -71,12 +71,29 @@ public final class ParseImporter {
             }
         }
 
+        // Plain indexes of videos and activities are built once after the load (DeferredIndexes);
+        // restoring first also repairs an earlier import that was killed half-way.
+        let indexes = DeferredIndexes()
+        let dropped = try database.write { connection in
+            try indexes.restore(on: connection)
+            return try indexes.drop(on: connection)
+        }
+        var restored = false
+        defer {
+            if !restored { _ = try? database.write { connection in try indexes.restore(on: connection) } }
+        }
+
         let now = clock.nowMillis()
         try phase("_User") { try importFile(.user) { fields, connection in try self.write(UserMapper.map(fields, now: now), connection, self.writer.insert) } }
         try phase("Rallye") { try importFile(.rally) { fields, connection in try self.write(RallyMapper.map(fields, now: now), connection, self.writer.insert) } }
         try phase("Video") { try importFile(.video) { fields, connection in try self.write(VideoMapper.map(fields, now: now), connection, self.writer.insert) } }
         try phase("Activity") { try importFile(.activity) { fields, connection in try self.write(ActivityMapper.map(fields, now: now), connection, self.writer.insert) } }
         try phase("_Installation") { try importFile(.installation) { fields, connection in try self.write(InstallationMapper.map(fields, now: now), connection, self.writer.insert) } }
+        try phase("indexes") {
+            let created = try database.write { connection in try indexes.restore(on: connection) }
+            restored = true
+            progress("indexes rebuilt: \(created.joined(separator: ", ")) (set aside: \(dropped.count))")
+        }
         try phase("counters") { try database.write { connection in try CounterRebuild.recompute(on: connection) } }
         try phase("timelines") {
             let rows = try database.write { connection in

@@ -325,3 +325,26 @@ struct ExpectedImport {
         #expect(report.missingFiles.contains(.video))
     }
 }
+
+/// Plain indexes set aside during the load come back, even after an import that was killed.
+@Suite struct DeferredIndexesTests {
+    @Test func theMigrationsDefineThePlainIndexesOfVideosAndActivities() {
+        let names = Set(DeferredIndexes().definitions.keys)
+        #expect(names.isSuperset(of: ["videos_owner_recent", "videos_day_recent", "videos_day_top", "activities_video", "activities_from", "activities_to", "activities_to_recent"]))
+        #expect(!names.contains("activities_one_like"), "UNIQUE indexes refuse duplicates during the load and are never set aside")
+    }
+
+    @Test func indexesMissingAfterAKilledImportAreRebuiltByTheNextOne() throws {
+        let db = try MigratedDatabase()
+        let indexSQL: SQL = "SELECT name || ':' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+        let before = try db.database.read { connection in try connection.fetchAll(indexSQL).map { try $0.decode(at: 0, as: String.self) } }
+        let dropped = try db.database.write { connection in try DeferredIndexes().drop(on: connection) }
+        #expect(dropped.count >= 7)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parse-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try ParseImporter(database: db.database, directory: directory.path) { _ in }.run()
+        let after = try db.database.read { connection in try connection.fetchAll(indexSQL).map { try $0.decode(at: 0, as: String.self) } }
+        #expect(after == before)
+    }
+}
