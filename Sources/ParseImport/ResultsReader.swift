@@ -154,37 +154,40 @@ public final class ResultsReader {
             }
             let start = position
             var end: Int?       // exclusive end of the value within the buffer, once found
-            var index = position
             let n = buffer.count
-            scan: while index < n {
-                let byte = buffer[index]
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == 0x5C {
-                        escaped = true
-                    } else if byte == 0x22 {
-                        inString = false
-                        if depth == 0 { end = index + 1; break scan }
+            // Read through a buffer pointer: this loop sees every byte of the export.
+            buffer.withUnsafeBufferPointer { bytes in
+                var index = start
+                while index < n {
+                    let byte = bytes[index]
+                    if inString {
+                        if escaped {
+                            escaped = false
+                        } else if byte == 0x5C {
+                            escaped = true
+                        } else if byte == 0x22 {
+                            inString = false
+                            if depth == 0 { end = index + 1; return }
+                        }
+                        index += 1
+                        continue
+                    }
+                    switch byte {
+                    case 0x22:
+                        inString = true
+                    case 0x7B, 0x5B:
+                        depth += 1
+                    case 0x7D, 0x5D:
+                        if depth == 0 { end = index; return }
+                        depth -= 1
+                        if depth == 0 { end = index + 1; return }
+                    case 0x2C, 0x20, 0x0A, 0x0D, 0x09, 0x3A:
+                        if depth == 0 { end = index; return }
+                    default:
+                        break
                     }
                     index += 1
-                    continue
                 }
-                switch byte {
-                case 0x22:
-                    inString = true
-                case 0x7B, 0x5B:
-                    depth += 1
-                case 0x7D, 0x5D:
-                    if depth == 0 { end = index; break scan }
-                    depth -= 1
-                    if depth == 0 { end = index + 1; break scan }
-                case 0x2C, 0x20, 0x0A, 0x0D, 0x09, 0x3A:
-                    if depth == 0 { end = index; break scan }
-                default:
-                    break
-                }
-                index += 1
             }
             let stop = end ?? n
             let piece = buffer[start..<stop]

@@ -19,8 +19,6 @@ public enum TimelineRebuild {
     /// Rows read per page of the activity stream, and rows per INSERT statement.
     static let pageSize = 20_000
     static let rowsPerInsert = 250
-    /// Following rows held in memory per pass (about 24 bytes each).
-    static let rowsPerPass = 2_000_000
 
     /// Clears and refills `home_timeline` (every user's own videos and those of the people
     /// they follow) and `following_timeline` (for every reader, the `followingDepth` most
@@ -65,18 +63,13 @@ public enum TimelineRebuild {
         return counts
     }
 
-    /// One following_timeline row kept in memory before it is written.
-    private struct Entry {
-        var createdAt: Int64
-        var activity: Int64
-        var actor: Int
-    }
-
     private static func rebuildFollowing(on connection: any DatabaseConnection, depth: Int, progress: (String) -> Void) throws -> Int {
         guard depth > 0 else { return 0 }
-        // The follow graph as integer seqs: readers numbered densely in seq order, and for
-        // each actor the (ascending) numbers of their followers. Read a page at a time.
-        var pairs: [(reader: Int, actor: Int)] = []
+        // The follow graph as integer seqs: readers numbered densely, and for each actor the
+        // numbers of their followers. Read a page at a time.
+        var readerNumbers: [Int: Int32] = [:]
+        var readerSeqs: [Int] = []
+        var followers: [Int: [Int32]] = [:]
         var after = Int64.min
         while true {
             let page = try connection.fetchAll("""
@@ -87,27 +80,37 @@ public enum TimelineRebuild {
                 ORDER BY f.seq LIMIT \(pageSize)
                 """)
             guard let last = page.last else { break }
-            for row in page { pairs.append((try row.decode(at: 1, as: Int.self), try row.decode(at: 2, as: Int.self))) }
+            for row in page {
+                let reader = try row.decode(at: 1, as: Int.self)
+                let number: Int32
+                if let known = readerNumbers[reader] {
+                    number = known
+                } else {
+                    number = Int32(readerSeqs.count)
+                    readerNumbers[reader] = number
+                    readerSeqs.append(reader)
+                }
+                followers[try row.decode(at: 2, as: Int.self), default: []].append(number)
+            }
             after = try last.decode(at: 0, as: Int64.self)
         }
-        let readerSeqs = Array(Set(pairs.map(\.reader))).sorted()
+        readerNumbers = [:]
         guard !readerSeqs.isEmpty else { return 0 }
-        let readerNumber = Dictionary(uniqueKeysWithValues: readerSeqs.enumerated().map { ($1, $0) })
-        var followers: [Int: [Int32]] = [:]
-        for pair in pairs { followers[pair.actor, default: []].append(Int32(readerNumber[pair.reader]!)) }
-        pairs = []
-        for actor in followers.keys { followers[actor]!.sort() }
         progress("following_timeline: \(readerSeqs.count) readers follow \(followers.count) people")
 
-        // The likes, comments and follows of anyone followed, newest first, numbered so
-        // that they can be read back in pages by position.
+        // The likes, comments and follows of anyone followed, newest first, numbered by
+        // position; keyed by (actor, position) so each actor's newest are one range.
         try connection.execute("DROP TABLE IF EXISTS temp.following_source")
+        try connection.execute("DROP TABLE IF EXISTS temp.following_cutoff")
+        defer {
+            _ = try? connection.execute("DROP TABLE IF EXISTS temp.following_source")
+            _ = try? connection.execute("DROP TABLE IF EXISTS temp.following_cutoff")
+        }
         try connection.execute("""
             CREATE TEMP TABLE following_source (
                 position INTEGER PRIMARY KEY, activity_seq INTEGER NOT NULL, actor_seq INTEGER NOT NULL, created_at INTEGER NOT NULL
             )
             """)
-        defer { _ = try? connection.execute("DROP TABLE IF EXISTS temp.following_source") }
         let sourceCount = try connection.execute("""
             INSERT INTO temp.following_source (position, activity_seq, actor_seq, created_at)
             SELECT ROW_NUMBER() OVER (ORDER BY a.created_at DESC, a.seq DESC), a.seq, u.seq, a.created_at
@@ -117,81 +120,52 @@ public enum TimelineRebuild {
             """)
         progress("following_timeline: \(sourceCount) activities by people someone follows")
 
-        // Readers in passes of about `rowsPerPass / depth`: each pass streams the activities
-        // newest first until its readers are full, keeps their rows bucketed per reader, and
-        // writes them in primary-key order (reader, then oldest first), which fills the
-        // B-tree sequentially instead of at random.
-        let readersPerPass = max(1, rowsPerPass / depth)
-        var written = 0
-        var lo = 0
-        while lo < readerSeqs.count {
-            let hi = min(readerSeqs.count, lo + readersPerPass)
-            var buckets = [[Entry]](repeating: [], count: hi - lo)
-            var unfilled = hi - lo
-            var position: Int64 = 0
-            stream: while unfilled > 0 {
-                let page = try connection.fetchAll("""
-                    SELECT activity_seq, actor_seq, created_at FROM temp.following_source
-                    WHERE position > \(position) AND position <= \(position + Int64(pageSize))
-                    ORDER BY position
-                    """)
-                if page.isEmpty { break }
-                position += Int64(pageSize)
-                for row in page {
-                    let actor = try row.decode(at: 1, as: Int.self)
-                    guard let readers = followers[actor] else { continue }
-                    var index = lowerBound(readers, Int32(lo))
-                    guard index < readers.count, readers[index] < hi else { continue }
-                    let entry = Entry(createdAt: try row.decode(at: 2, as: Int64.self), activity: try row.decode(at: 0, as: Int64.self), actor: actor)
-                    while index < readers.count, readers[index] < hi {
-                        let bucket = Int(readers[index]) - lo
-                        if buckets[bucket].count < depth {
-                            buckets[bucket].append(entry)
-                            if buckets[bucket].count == depth {
-                                unfilled -= 1
-                                if unfilled == 0 { break stream }
-                            }
-                        }
-                        index += 1
+        // One pass, newest first: each activity counts for every follower of its actor until
+        // that reader has `depth`; the position where a reader fills up is its cutoff. Stops
+        // as soon as every reader is full. Memory: the graph and one counter per reader.
+        var taken = [Int32](repeating: 0, count: readerSeqs.count)
+        var cutoff = [Int64](repeating: .max, count: readerSeqs.count)
+        var unfilled = readerSeqs.count
+        var position: Int64 = 0
+        stream: while true {
+            let page = try connection.fetchAll("""
+                SELECT position, actor_seq FROM temp.following_source
+                WHERE position > \(position) AND position <= \(position + Int64(pageSize))
+                ORDER BY position
+                """)
+            if page.isEmpty { break }
+            position += Int64(pageSize)
+            for row in page {
+                guard let readers = followers[try row.decode(at: 1, as: Int.self)] else { continue }
+                for reader in readers where taken[Int(reader)] < depth {
+                    taken[Int(reader)] += 1
+                    if taken[Int(reader)] == depth {
+                        cutoff[Int(reader)] = try row.decode(at: 0, as: Int64.self)
+                        unfilled -= 1
+                        if unfilled == 0 { break stream }
                     }
                 }
             }
-            var batch: [(reader: Int, entry: Entry)] = []
-            batch.reserveCapacity(rowsPerInsert)
-            for (offset, bucket) in buckets.enumerated() {
-                let reader = readerSeqs[lo + offset]
-                // Streamed newest first; the key orders oldest first.
-                for entry in bucket.reversed() {
-                    batch.append((reader, entry))
-                    if batch.count == rowsPerInsert {
-                        try insert(batch, on: connection)
-                        written += batch.count
-                        batch.removeAll(keepingCapacity: true)
-                    }
-                }
-            }
-            if !batch.isEmpty {
-                try insert(batch, on: connection)
-                written += batch.count
-            }
-            progress("following_timeline: readers \(hi) of \(readerSeqs.count), \(written) rows")
-            lo = hi
         }
-        return written
-    }
+        followers = [:]
+        progress("following_timeline: cutoffs found after \(min(position, Int64(sourceCount))) activities, \(unfilled) readers not full")
 
-    /// The first index whose element is not below `value` (`elements` ascending).
-    private static func lowerBound(_ elements: [Int32], _ value: Int32) -> Int {
-        var low = 0, high = elements.count
-        while low < high {
-            let mid = (low + high) / 2
-            if elements[mid] < value { low = mid + 1 } else { high = mid }
+        // Then SQLite writes exactly the chosen rows, reader by reader (the table's key
+        // order): for each (reader, followee), the followee's activities up to the cutoff.
+        try connection.execute("CREATE INDEX temp.following_source_actor ON following_source (actor_seq, position, created_at, activity_seq)")
+        try connection.execute("CREATE TEMP TABLE following_cutoff (reader_seq INTEGER PRIMARY KEY, cutoff INTEGER NOT NULL)")
+        for start in stride(from: 0, to: readerSeqs.count, by: rowsPerInsert) {
+            let rows = (start..<min(readerSeqs.count, start + rowsPerInsert)).map { "(\(readerSeqs[$0]), \(cutoff[$0]))" as SQL }
+            try connection.execute("INSERT INTO temp.following_cutoff (reader_seq, cutoff) VALUES \(SQL.joined(rows, separator: ", "))")
         }
-        return low
-    }
-
-    private static func insert(_ rows: [(reader: Int, entry: Entry)], on connection: any DatabaseConnection) throws {
-        let values = SQL.joined(rows.map { "(\($0.reader), \($0.entry.createdAt), \($0.entry.activity), \($0.entry.actor))" }, separator: ", ")
-        try connection.execute("INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq) VALUES \(values)")
+        return try connection.execute("""
+            INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
+            SELECT c.reader_seq, s.created_at, s.activity_seq, s.actor_seq
+            FROM temp.following_cutoff c
+            CROSS JOIN users r ON r.seq = c.reader_seq
+            CROSS JOIN activities f ON f.from_user_id = r.id AND f.type = 4
+            CROSS JOIN users o ON o.id = f.to_user_id
+            CROSS JOIN temp.following_source s ON s.actor_seq = o.seq AND s.position <= c.cutoff
+            """)
     }
 }
