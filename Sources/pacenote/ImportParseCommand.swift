@@ -1,6 +1,6 @@
 import Foundation
 import ParseImport
-import SocialAPI
+import Storage
 
 /// `pacenote import-parse DIR`: import a Parse export (API.md "Command line").
 ///
@@ -14,9 +14,23 @@ enum ImportParseCommand {
         var importOptions = ParseImporter.Options()
         importOptions.batchSize = try options.int("batch-size", default: importOptions.batchSize, range: 1...1_000_000)
         importOptions.followingDepth = try options.int("following-depth", default: importOptions.followingDepth, range: 0...100_000)
-        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options))
-        defer { application.close() }
-        let importer = ParseImporter(database: application.database, directory: options.positional[0], options: importOptions) { line in
+        let configuration = try CommonOptions.configuration(options)
+        let logger = try CommonOptions.logger(options)
+
+        // The import opens the database itself rather than through Application: it needs one
+        // writer and no server state, and its sorts (index builds, timelines) go to temporary
+        // files so that memory stays bounded (see SQLiteDatabase.Configuration).
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
+        sqlite.readers = 1
+        sqlite.synchronousFull = configuration.sqliteSynchronousFull
+        sqlite.temporaryStorageInMemory = false
+        let database = try SQLiteDatabase(configuration: sqlite)
+        defer { database.close() }
+        let applied = try Migrator(migrations: Schema.sqlite).migrate(database, now: SystemClock().nowMillis())
+        if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
+
+        let importer = ParseImporter(database: database, directory: options.positional[0], options: importOptions) { line in
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
         let report = try importer.run()

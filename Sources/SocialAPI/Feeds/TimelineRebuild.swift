@@ -26,15 +26,6 @@ public enum TimelineRebuild {
     @discardableResult
     public static func rebuild(on connection: any DatabaseConnection, followingDepth: Int = 1000, progress: (String) -> Void) throws -> Counts {
         var counts = Counts()
-        // The secondary indexes are dropped and built again after the load: one sort each
-        // instead of millions of random inserts. All of it is inside the caller's transaction,
-        // so a failure rolls the indexes back too.
-        let indexes = connection.dialect == .sqlite ? try connection.fetchAll("""
-            SELECT name, sql FROM sqlite_master
-            WHERE type = 'index' AND tbl_name IN ('home_timeline', 'following_timeline') AND sql IS NOT NULL
-            ORDER BY name
-            """).map { (name: try $0.decode(at: 0, as: String.self), sql: try $0.decode(at: 1, as: String.self)) } : []
-        for index in indexes { try connection.execute(SQL(unsafeSQL: "DROP INDEX \(index.name)")) }
         try connection.execute("DELETE FROM home_timeline")
         try connection.execute("DELETE FROM following_timeline")
 
@@ -58,8 +49,6 @@ public enum TimelineRebuild {
         progress("home_timeline: \(counts.home) rows")
         counts.following = try rebuildFollowing(on: connection, depth: followingDepth, progress: progress)
         progress("following_timeline: \(counts.following) rows")
-        for index in indexes { try connection.execute(SQL(unsafeSQL: index.sql)) }
-        progress("timeline indexes rebuilt")
         return counts
     }
 
