@@ -3,12 +3,15 @@ import Storage
 /// Rebuilds both feed timelines from the activities and videos, for bulk imports and repairs.
 ///
 /// Runs on the caller's connection, inside the caller's transaction: readers see the old
-/// timelines or the new ones, never a mix. Cost at 20,000 users, 100,000 videos and
-/// 1.8 million activities: one INSERT … SELECT for `home_timeline`; for
-/// `following_timeline`, one pass over the likes, comments and follows, newest first,
-/// handing each to the followers of its actor who still have room. The full join of
-/// follows and activities (tens of millions of rows) is never materialised: memory is the
-/// follow graph as integer seqs, one counter per reader, and one page or batch of rows.
+/// timelines or the new ones, never a mix. `home_timeline` is one INSERT … SELECT.
+/// `following_timeline` never materialises the full join of follows and activities (about
+/// 54 million rows for 20,000 users and 1.8 million activities): the follow graph is loaded
+/// as integer seqs (actor -> followers), the likes, comments and follows of followed people
+/// are streamed newest first, and each is counted for every follower of its actor until that
+/// reader has `followingDepth`; the position where a reader fills up is its cutoff, and the
+/// pass stops once every reader is full. SQLite then writes exactly the chosen rows, reader
+/// by reader (the table's key order). Memory: the graph, two numbers per reader, one page.
+/// The activity stream sits in a temporary table (`temp_store` decides where).
 public enum TimelineRebuild {
     /// Rows written to each timeline.
     public struct Counts: Sendable, Equatable {
@@ -16,7 +19,7 @@ public enum TimelineRebuild {
         public var following = 0
     }
 
-    /// Rows read per page of the activity stream, and rows per INSERT statement.
+    /// Rows read per page of the activity stream, and reader cutoffs per INSERT statement.
     static let pageSize = 20_000
     static let rowsPerInsert = 250
 
