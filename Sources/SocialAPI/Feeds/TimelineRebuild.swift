@@ -1,3 +1,4 @@
+import Foundation
 import Storage
 
 /// Rebuilds both feed timelines from the activities and videos, for bulk imports and repairs.
@@ -29,6 +30,17 @@ public enum TimelineRebuild {
     @discardableResult
     public static func rebuild(on connection: any DatabaseConnection, followingDepth: Int = 1000, progress: (String) -> Void) throws -> Counts {
         var counts = Counts()
+        // Both tables are filled reader by reader, so the primary key and the indexes that
+        // start with user_seq grow at their end. An index led by another column would take
+        // millions of random inserts: it is dropped and built again once, after the refill
+        // (inside the caller's transaction, so a failure rolls it back too).
+        let rebuilt = connection.dialect == .sqlite ? try connection.fetchAll("""
+            SELECT name, sql FROM sqlite_master
+            WHERE type = 'index' AND tbl_name IN ('home_timeline', 'following_timeline') AND sql IS NOT NULL
+            ORDER BY name
+            """).map { (name: try $0.decode(at: 0, as: String.self), sql: try $0.decode(at: 1, as: String.self)) }
+            .filter { !$0.sql.replacingOccurrences(of: " ", with: "").contains("(user_seq") } : []
+        for index in rebuilt { try connection.execute(SQL(unsafeSQL: "DROP INDEX \(index.name)")) }
         try connection.execute("DELETE FROM home_timeline")
         try connection.execute("DELETE FROM following_timeline")
 
@@ -52,6 +64,8 @@ public enum TimelineRebuild {
         progress("home_timeline: \(counts.home) rows")
         counts.following = try rebuildFollowing(on: connection, depth: followingDepth, progress: progress)
         progress("following_timeline: \(counts.following) rows")
+        for index in rebuilt { try connection.execute(SQL(unsafeSQL: index.sql)) }
+        progress("timeline indexes built: \(rebuilt.map(\.name).joined(separator: ", "))")
         return counts
     }
 
