@@ -3,6 +3,11 @@
 
 usage: make-parse-export.py DIR [SCALE]   (SCALE 1.0 = 20,000 users, 100,000 videos,
 1,000,000 likes, 200,000 comments, 600,000 follows; deterministic for a given SCALE)
+
+Then: pacenote import-parse DIR --data-dir /tmp/somewhere  (release build). Measured on the
+shared 2-core development machine, another import running beside it: 237 s wall, 617 MB
+peak RSS; 75 s loading the files, 23 s building the deferred indexes, 2 s counters, 136 s
+timelines (20 million following_timeline rows at depth 1000 are most of it).
 """
 import json, random, string, sys, os
 
