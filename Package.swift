@@ -44,9 +44,14 @@ let package = Package(
             resources: [.embedInCode("openapi.json")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "ParseImport",
+            dependencies: ["Storage", "Auth", "VideoRegistry", "JSON", "SocialAPI"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "pacenote",
-            dependencies: ["SocialAPI", "Storage", "Auth", "HTTP", "Telemetry"],
+            dependencies: ["SocialAPI", "Storage", "Auth", "HTTP", "Telemetry", "ParseImport"],
             swiftSettings: swiftSettings
         ),
 
@@ -60,6 +65,7 @@ let package = Package(
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks"]),
         .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth"]),
+        .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite"]),
     ]
 )

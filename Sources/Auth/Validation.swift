@@ -1,5 +1,5 @@
 /// The account input rules of API.md, in one place.
-enum Validation {
+public enum Validation {
     static let usernameLength = 3...30
     static let passwordBytes = 8...72
     static let displayNameLength = 1...100
@@ -48,5 +48,11 @@ enum Validation {
     }
 
     /// The key that makes usernames and emails unique case-insensitively.
-    static func key(_ value: String) -> String { value.lowercased() }
+    public static func key(_ value: String) -> String { value.lowercased() }
+
+    /// True when `value` passes the username rule (bulk importers check without throwing).
+    public static func isValidUsername(_ value: String) -> Bool { (try? username(value)) != nil }
+
+    /// True when `value` has the shape of an email address (see `email(_:field:)`).
+    public static func isValidEmail(_ value: String) -> Bool { (try? email(value)) != nil }
 }

@@ -13,6 +13,7 @@ enum PacenoteCommand {
           user create --username U --email E --password P [--role user|moderator|admin]
           user role USERNAME ROLE
           backup FILE                                           online copy of a running SQLite database
+          import-parse DIR [--data-dir ./data]                  import a Parse export (_User.json, Rallye.json, ...)
 
         Every option also reads PACENOTE_<OPTION> from the environment (PACENOTE_DATA_DIR, ...).
         serve options: --bcrypt-cost N (10), --lockout-threshold N (10), --lockout-window 15m,
@@ -35,6 +36,7 @@ enum PacenoteCommand {
             case "migrate": return try MigrateCommand.run(rest)
             case "user": return try UserCommand.run(rest)
             case "backup": return try BackupCommand.run(rest)
+            case "import-parse": return try ImportParseCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return 0

@@ -20,6 +20,10 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         /// process crashes; only a power loss may drop the last transactions. `FULL` also
         /// survives power loss at the cost of an fsync per commit (https://sqlite.org/pragma.html#pragma_synchronous).
         public var synchronousFull: Bool = false
+        /// Temporary tables, indexes and sorts kept in memory (the server's default) or in
+        /// temporary files. Bulk jobs that sort millions of rows choose files, so the sort
+        /// does not count against the process's memory (https://sqlite.org/pragma.html#pragma_temp_store).
+        public var temporaryStorageInMemory: Bool = true
 
         public init(path: String) { self.path = path }
     }
@@ -37,7 +41,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         _ = try writer.fetchOne("PRAGMA journal_mode = WAL")
         try writer.execute(SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.synchronousFull ? "FULL" : "NORMAL")"))
         try writer.execute("PRAGMA foreign_keys = ON")
-        try writer.execute("PRAGMA temp_store = MEMORY")
+        try writer.execute(SQL(unsafeSQL: "PRAGMA temp_store = \(configuration.temporaryStorageInMemory ? "MEMORY" : "FILE")"))
 
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, configuration.readers) {

@@ -1,0 +1,232 @@
+import Foundation
+import JSON
+import SocialAPI
+import Storage
+
+/// Imports a Parse export directory into a migrated Pacenote database.
+///
+/// Order: `_User`, `Rallye`, `Video`, `Activity`, `_Installation` (optional), each streamed
+/// and written in transactions of `batchSize` rows; then every counter is recomputed with
+/// set-based SQL, and both timelines are rebuilt. The import bypasses the hook pipeline
+/// (which would count and fan out row by row) and recomputes what the hooks maintain.
+///
+/// Bad objects are skipped and reported, never fatal; a broken file stops that file only.
+/// What stops the import is a database failure other than a refused row (disk full, I/O).
+/// Runs synchronously on the calling thread. Not Sendable: one import, one thread.
+public final class ParseImporter {
+    public struct Options: Sendable {
+        /// Rows per write transaction.
+        public var batchSize = 20_000
+        /// A progress line every this many objects.
+        public var progressInterval = 50_000
+        public var chunkSize = ResultsReader.defaultChunkSize
+        /// Objects larger than this are skipped and reported.
+        public var maxObjectBytes = ResultsReader.defaultMaxElementBytes
+        /// Activities per reader in `following_timeline`.
+        public var followingDepth = 1_000
+        /// Skip and note lines written to the log before only counting.
+        public var maxLoggedEntries = 1_000
+        /// The writer's page cache while importing, in MiB (restored afterwards).
+        public var cacheMiB = 256
+        public init() {}
+    }
+
+    private let database: any Database
+    private let directory: String
+    private let options: Options
+    private let clock: any Clock
+    private let log: (String) -> Void
+    private let writer = ImportWriter()
+    private var report = ImportReport()
+    private var loggedEntries = 0
+    private var started = 0.0
+
+    /// - Parameter log: receives progress lines and the first `maxLoggedEntries` skip and
+    ///   note lines (the command line sends them to stderr).
+    public init(database: any Database, directory: String, options: Options = Options(), clock: any Clock = SystemClock(), log: @escaping (String) -> Void) {
+        self.database = database
+        self.directory = directory
+        self.options = options
+        self.clock = clock
+        self.log = log
+    }
+
+    /// Runs the whole import and answers the report.
+    public func run() throws -> ImportReport {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ImportError.notADirectory(directory)
+        }
+        report = ImportReport()
+        loggedEntries = 0
+        started = Self.monotonicSeconds()
+        let previousCache = try database.write { connection in
+            let previous = try connection.fetchValue("PRAGMA cache_size", as: Int.self)
+            try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(options.cacheMiB * 1024)"))
+            return previous
+        }
+        defer {
+            if let previousCache {
+                _ = try? database.write { connection in try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = \(previousCache)")) }
+            }
+        }
+
+        // Plain indexes of videos and activities are built once after the load (DeferredIndexes);
+        // restoring first also repairs an earlier import that was killed half-way.
+        let indexes = DeferredIndexes()
+        let dropped = try database.write { connection in
+            try indexes.restore(on: connection)
+            return try indexes.drop(on: connection)
+        }
+        var restored = false
+        defer {
+            if !restored { _ = try? database.write { connection in try indexes.restore(on: connection) } }
+        }
+
+        let now = clock.nowMillis()
+        try phase("_User") { try importFile(.user) { fields, connection in try self.write(UserMapper.map(fields, now: now), connection, self.writer.insert) } }
+        try phase("Rallye") { try importFile(.rally) { fields, connection in try self.write(RallyMapper.map(fields, now: now), connection, self.writer.insert) } }
+        try phase("Video") { try importFile(.video) { fields, connection in try self.write(VideoMapper.map(fields, now: now), connection, self.writer.insert) } }
+        try phase("Activity") { try importFile(.activity) { fields, connection in try self.write(ActivityMapper.map(fields, now: now), connection, self.writer.insert) } }
+        try phase("_Installation") { try importFile(.installation) { fields, connection in try self.write(InstallationMapper.map(fields, now: now), connection, self.writer.insert) } }
+        try phase("indexes") {
+            let created = try database.write { connection in try indexes.restore(on: connection) }
+            restored = true
+            progress("indexes rebuilt: \(created.joined(separator: ", ")) (set aside: \(dropped.count))")
+        }
+        try phase("counters") { try database.write { connection in try CounterRebuild.recompute(on: connection) } }
+        try phase("timelines") {
+            let rows = try database.write { connection in
+                try TimelineRebuild.rebuild(on: connection, followingDepth: options.followingDepth) { self.progress($0) }
+            }
+            report.homeTimelineRows = rows.home
+            report.followingTimelineRows = rows.following
+        }
+        return report
+    }
+
+    // MARK: Files
+
+    /// Streams one class's file in batches of `batchSize` rows, each batch one transaction.
+    private func importFile(_ parseClass: ParseClass, _ handle: (ParseFields, any DatabaseConnection) throws -> (WriteOutcome, [String])) throws {
+        let path = (directory as NSString).appendingPathComponent(parseClass.fileName)
+        guard FileManager.default.fileExists(atPath: path) else {
+            report.missingFiles.append(parseClass)
+            progress("\(parseClass.fileName): not in the export\(parseClass.isOptional ? "" : " (expected)")")
+            return
+        }
+        let reader: ResultsReader
+        do {
+            reader = try ResultsReader(path: path, chunkSize: options.chunkSize, maxElementBytes: options.maxObjectBytes)
+        } catch {
+            report.fileErrors[parseClass] = error.description
+            progress("\(parseClass.fileName): \(error)")
+            return
+        }
+        var finished = false
+        while !finished {
+            try database.write { connection in
+                var rows = 0
+                while rows < options.batchSize {
+                    let element: ResultsReader.Element?
+                    do {
+                        element = try reader.next()
+                    } catch {
+                        // Commit what this batch holds, then stop this file.
+                        report.fileErrors[parseClass] = String(describing: error)
+                        progress("\(parseClass.fileName) stopped: \(error)")
+                        finished = true
+                        return
+                    }
+                    guard let element else { finished = true; return }
+                    rows += 1
+                    let read = report.counts[parseClass, default: .init()].read + 1
+                    report.counts[parseClass, default: .init()].read = read
+                    try handleElement(element, parseClass, connection, handle)
+                    if read % options.progressInterval == 0 {
+                        let c = report[parseClass]
+                        progress("\(parseClass.rawValue): \(read) read (\(reader.bytesRead / 1_048_576) MiB), \(c.imported) imported, \(c.alreadyPresent) already present, \(c.skipped) skipped")
+                    }
+                }
+            }
+        }
+    }
+
+    private func handleElement(_ element: ResultsReader.Element, _ parseClass: ParseClass, _ connection: any DatabaseConnection,
+                               _ handle: (ParseFields, any DatabaseConnection) throws -> (WriteOutcome, [String])) throws {
+        switch element {
+        case .value(.object(let members)):
+            let fields = ParseFields(members)
+            let (outcome, notes) = try handle(fields, connection)
+            let id = fields.objectId ?? "?"
+            switch outcome {
+            case .imported:
+                report.counts[parseClass, default: .init()].imported += 1
+                for note in notes { add(.init(kind: .note, parseClass: parseClass, objectId: id, reason: note)) }
+            case .alreadyPresent:
+                report.counts[parseClass, default: .init()].alreadyPresent += 1
+            case .skipped(let reason):
+                add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: reason))
+            }
+        case .value:
+            add(.init(kind: .skip, parseClass: parseClass, objectId: "?", reason: "element is not an object"))
+        case .oversized(let offset, let bytes, let objectId):
+            add(.init(kind: .skip, parseClass: parseClass, objectId: objectId ?? "?",
+                      reason: "object of \(bytes) bytes at byte \(offset) is over the \(options.maxObjectBytes)-byte limit"))
+        case .invalid(let offset, let error, let objectId):
+            add(.init(kind: .skip, parseClass: parseClass, objectId: objectId ?? "?", reason: "malformed object at byte \(offset): \(error.reason)"))
+        }
+    }
+
+    /// Maps and writes one object: the outcome, the notes to keep if it was imported.
+    private func write<Row>(_ mapped: Mapped<Row>, _ connection: any DatabaseConnection,
+                            _ insert: (Row, any DatabaseConnection) throws -> WriteOutcome) throws -> (WriteOutcome, [String]) {
+        switch mapped {
+        case .skip(let reason):
+            return (.skipped(reason), [])
+        case .row(let row, let notes):
+            return (try insert(row, connection), notes)
+        }
+    }
+
+    // MARK: Reporting
+
+    private func add(_ entry: ImportReport.Entry) {
+        report.add(entry)
+        if loggedEntries < options.maxLoggedEntries {
+            log(entry.description)
+        } else if loggedEntries == options.maxLoggedEntries {
+            log("(more than \(options.maxLoggedEntries) skips and notes: the rest are only counted, see the summary)")
+        }
+        loggedEntries += 1
+    }
+
+    private func phase(_ name: String, _ body: () throws -> Void) throws {
+        let start = Self.monotonicSeconds()
+        try body()
+        let seconds = Self.monotonicSeconds() - start
+        report.phases.append((name, seconds))
+        progress("\(name) done in \(ImportReport.seconds(seconds)) s")
+    }
+
+    private func progress(_ message: String) {
+        log("[\(ImportReport.seconds(Self.monotonicSeconds() - started)) s] \(message)")
+    }
+
+    static func monotonicSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+/// Why an import could not start.
+public enum ImportError: Error, Sendable, CustomStringConvertible {
+    case notADirectory(String)
+
+    public var description: String {
+        switch self {
+        case .notADirectory(let path): return "\(path) is not a directory"
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Auth
+import JSON
+
+/// A `_User` row as imported.
+struct ImportedUser: Equatable {
+    var id: String
+    var username: String
+    var email: String
+    var emailVerified: Bool
+    var displayName: String
+    var passwordHash: String
+    var createdAt: Int64
+    var updatedAt: Int64
+}
+
+/// `_User` -> `users`: the username must pass Pacenote's rule; a missing or malformed email
+/// becomes `<objectId>@users.invalid`; a bcrypt `bcryptPassword` is kept as is, anything
+/// else becomes an unusable hash (the user resets the password).
+enum UserMapper {
+    static let displayNameLength = 100
+
+    static func map(_ fields: ParseFields, now: Int64) -> Mapped<ImportedUser> {
+        guard let id = fields.objectId else { return .skip("missing objectId") }
+        guard let username = fields.string("username") else { return .skip("missing username") }
+        guard Validation.isValidUsername(username) else { return .skip("invalid username") }
+        var notes: [String] = []
+
+        var email = fields.string("email").map(TextRules.trimmed) ?? ""
+        if !Validation.isValidEmail(email) {
+            notes.append(email.isEmpty ? "no email; stored as \(id)@users.invalid" : "invalid email; stored as \(id)@users.invalid")
+            email = "\(id)@users.invalid"
+        }
+
+        var passwordHash = fields.string("bcryptPassword") ?? ""
+        if !bcryptPrefixes.contains(where: { passwordHash.hasPrefix($0) }) {
+            notes.append("no bcrypt password hash; the user must reset the password")
+            passwordHash = unusablePasswordHash
+        }
+
+        var displayName = TextRules.trimmed(fields.string("displayName") ?? "").replacingNULs()
+        if displayName.isEmpty { displayName = username }
+        displayName = cut(displayName, to: displayNameLength)
+
+        let times = Timestamps(fields, now: now)
+        notes.append(contentsOf: times.notes)
+        return .row(ImportedUser(
+            id: id, username: username, email: email, emailVerified: fields.bool("emailVerified") ?? false,
+            displayName: displayName, passwordHash: passwordHash, createdAt: times.createdAt, updatedAt: times.updatedAt
+        ), notes: notes)
+    }
+}
+
+/// `createdAt` and `updatedAt` of an object: a missing `updatedAt` is the creation time,
+/// a missing `createdAt` the update time, and with neither the import time (noted).
+struct Timestamps {
+    var createdAt: Int64
+    var updatedAt: Int64
+    var notes: [String] = []
+
+    init(_ fields: ParseFields, now: Int64) {
+        let created = fields.millis("createdAt")
+        let updated = fields.millis("updatedAt")
+        createdAt = created ?? updated ?? now
+        updatedAt = max(updated ?? createdAt, createdAt)
+        if created == nil { notes.append("no valid createdAt; \(updated == nil ? "import time" : "updatedAt") used") }
+    }
+}
+
+extension String {
+    /// The text with NUL characters removed (the schema's text rules refuse them).
+    func replacingNULs() -> String {
+        unicodeScalars.contains(where: { $0.value == 0 }) ? String(String.UnicodeScalarView(unicodeScalars.filter { $0.value != 0 })) : self
+    }
+}

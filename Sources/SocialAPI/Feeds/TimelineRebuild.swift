@@ -1,0 +1,177 @@
+import Foundation
+import Storage
+
+/// Rebuilds both feed timelines from the activities and videos, for bulk imports and repairs.
+///
+/// Runs on the caller's connection, inside the caller's transaction: readers see the old
+/// timelines or the new ones, never a mix. `home_timeline` is one INSERT … SELECT.
+/// `following_timeline` never materialises the full join of follows and activities (about
+/// 54 million rows for 20,000 users and 1.8 million activities): the follow graph is loaded
+/// as integer seqs (actor -> followers), the likes, comments and follows of followed people
+/// are streamed newest first, and each is counted for every follower of its actor until that
+/// reader has `followingDepth`; the position where a reader fills up is its cutoff, and the
+/// pass stops once every reader is full. SQLite then writes exactly the chosen rows, reader
+/// by reader (the table's key order). Memory: the graph, two numbers per reader, one page.
+/// The activity stream sits in a temporary table (`temp_store` decides where).
+public enum TimelineRebuild {
+    /// Rows written to each timeline.
+    public struct Counts: Sendable, Equatable {
+        public var home = 0
+        public var following = 0
+    }
+
+    /// Rows read per page of the activity stream, and reader cutoffs per INSERT statement.
+    static let pageSize = 20_000
+    static let rowsPerInsert = 250
+
+    /// Clears and refills `home_timeline` (every user's own videos and those of the people
+    /// they follow) and `following_timeline` (for every reader, the `followingDepth` most
+    /// recent likes, comments and follows made by the people they follow; never flags).
+    @discardableResult
+    public static func rebuild(on connection: any DatabaseConnection, followingDepth: Int = 1000, progress: (String) -> Void) throws -> Counts {
+        var counts = Counts()
+        // Both tables are filled reader by reader, so the primary key and the indexes that
+        // start with user_seq grow at their end. An index led by another column would take
+        // millions of random inserts: it is dropped and built again once, after the refill
+        // (inside the caller's transaction, so a failure rolls it back too).
+        let rebuilt = connection.dialect == .sqlite ? try connection.fetchAll("""
+            SELECT name, sql FROM sqlite_master
+            WHERE type = 'index' AND tbl_name IN ('home_timeline', 'following_timeline') AND sql IS NOT NULL
+            ORDER BY name
+            """).map { (name: try $0.decode(at: 0, as: String.self), sql: try $0.decode(at: 1, as: String.self)) }
+            .filter { !$0.sql.replacingOccurrences(of: " ", with: "").contains("(user_seq") } : []
+        for index in rebuilt { try connection.execute(SQL(unsafeSQL: "DROP INDEX \(index.name)")) }
+        try connection.execute("DELETE FROM home_timeline")
+        try connection.execute("DELETE FROM following_timeline")
+
+        // Follows are activities of type 4: from_user_id follows to_user_id. Sorted, so the
+        // B-tree is filled in key order.
+        counts.home = try connection.execute("""
+            INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+            SELECT user_seq, created_at, video_seq, owner_seq FROM (
+                SELECT o.seq AS user_seq, v.created_at AS created_at, v.seq AS video_seq, o.seq AS owner_seq
+                FROM videos v JOIN users o ON o.id = v.owner_id
+                UNION ALL
+                SELECT r.seq, v.created_at, v.seq, o.seq
+                FROM activities f
+                JOIN users r ON r.id = f.from_user_id
+                JOIN users o ON o.id = f.to_user_id
+                JOIN videos v ON v.owner_id = f.to_user_id
+                WHERE f.type = 4
+            )
+            ORDER BY user_seq, created_at, video_seq
+            """)
+        progress("home_timeline: \(counts.home) rows")
+        counts.following = try rebuildFollowing(on: connection, depth: followingDepth, progress: progress)
+        progress("following_timeline: \(counts.following) rows")
+        for index in rebuilt { try connection.execute(SQL(unsafeSQL: index.sql)) }
+        progress("timeline indexes built: \(rebuilt.map(\.name).joined(separator: ", "))")
+        return counts
+    }
+
+    private static func rebuildFollowing(on connection: any DatabaseConnection, depth: Int, progress: (String) -> Void) throws -> Int {
+        guard depth > 0 else { return 0 }
+        // The follow graph as integer seqs: readers numbered densely, and for each actor the
+        // numbers of their followers. Read a page at a time.
+        var readerNumbers: [Int: Int32] = [:]
+        var readerSeqs: [Int] = []
+        var followers: [Int: [Int32]] = [:]
+        var after = Int64.min
+        while true {
+            let page = try connection.fetchAll("""
+                SELECT f.seq, r.seq, o.seq FROM activities f
+                JOIN users r ON r.id = f.from_user_id
+                JOIN users o ON o.id = f.to_user_id
+                WHERE f.type = 4 AND f.seq > \(after)
+                ORDER BY f.seq LIMIT \(pageSize)
+                """)
+            guard let last = page.last else { break }
+            for row in page {
+                let reader = try row.decode(at: 1, as: Int.self)
+                let number: Int32
+                if let known = readerNumbers[reader] {
+                    number = known
+                } else {
+                    number = Int32(readerSeqs.count)
+                    readerNumbers[reader] = number
+                    readerSeqs.append(reader)
+                }
+                followers[try row.decode(at: 2, as: Int.self), default: []].append(number)
+            }
+            after = try last.decode(at: 0, as: Int64.self)
+        }
+        readerNumbers = [:]
+        guard !readerSeqs.isEmpty else { return 0 }
+        progress("following_timeline: \(readerSeqs.count) readers follow \(followers.count) people")
+
+        // The likes, comments and follows of anyone followed, newest first, numbered by
+        // position; keyed by (actor, position) so each actor's newest are one range.
+        try connection.execute("DROP TABLE IF EXISTS temp.following_source")
+        try connection.execute("DROP TABLE IF EXISTS temp.following_cutoff")
+        defer {
+            _ = try? connection.execute("DROP TABLE IF EXISTS temp.following_source")
+            _ = try? connection.execute("DROP TABLE IF EXISTS temp.following_cutoff")
+        }
+        try connection.execute("""
+            CREATE TEMP TABLE following_source (
+                position INTEGER PRIMARY KEY, activity_seq INTEGER NOT NULL, actor_seq INTEGER NOT NULL, created_at INTEGER NOT NULL
+            )
+            """)
+        let sourceCount = try connection.execute("""
+            INSERT INTO temp.following_source (position, activity_seq, actor_seq, created_at)
+            SELECT ROW_NUMBER() OVER (ORDER BY a.created_at DESC, a.seq DESC), a.seq, u.seq, a.created_at
+            FROM activities a JOIN users u ON u.id = a.from_user_id
+            WHERE a.type IN (1, 2, 4)
+              AND a.from_user_id IN (SELECT to_user_id FROM activities WHERE type = 4)
+            """)
+        progress("following_timeline: \(sourceCount) activities by people someone follows")
+
+        // One pass, newest first: each activity counts for every follower of its actor until
+        // that reader has `depth`; the position where a reader fills up is its cutoff. Stops
+        // as soon as every reader is full. Memory: the graph and one counter per reader.
+        var taken = [Int32](repeating: 0, count: readerSeqs.count)
+        var cutoff = [Int64](repeating: .max, count: readerSeqs.count)
+        var unfilled = readerSeqs.count
+        var position: Int64 = 0
+        stream: while true {
+            let page = try connection.fetchAll("""
+                SELECT position, actor_seq FROM temp.following_source
+                WHERE position > \(position) AND position <= \(position + Int64(pageSize))
+                ORDER BY position
+                """)
+            if page.isEmpty { break }
+            position += Int64(pageSize)
+            for row in page {
+                guard let readers = followers[try row.decode(at: 1, as: Int.self)] else { continue }
+                for reader in readers where taken[Int(reader)] < depth {
+                    taken[Int(reader)] += 1
+                    if taken[Int(reader)] == depth {
+                        cutoff[Int(reader)] = try row.decode(at: 0, as: Int64.self)
+                        unfilled -= 1
+                        if unfilled == 0 { break stream }
+                    }
+                }
+            }
+        }
+        followers = [:]
+        progress("following_timeline: cutoffs found after \(min(position, Int64(sourceCount))) activities, \(unfilled) readers not full")
+
+        // Then SQLite writes exactly the chosen rows, reader by reader (the table's key
+        // order): for each (reader, followee), the followee's activities up to the cutoff.
+        try connection.execute("CREATE INDEX temp.following_source_actor ON following_source (actor_seq, position, created_at, activity_seq)")
+        try connection.execute("CREATE TEMP TABLE following_cutoff (reader_seq INTEGER PRIMARY KEY, cutoff INTEGER NOT NULL)")
+        for start in stride(from: 0, to: readerSeqs.count, by: rowsPerInsert) {
+            let rows = (start..<min(readerSeqs.count, start + rowsPerInsert)).map { "(\(readerSeqs[$0]), \(cutoff[$0]))" as SQL }
+            try connection.execute("INSERT INTO temp.following_cutoff (reader_seq, cutoff) VALUES \(SQL.joined(rows, separator: ", "))")
+        }
+        return try connection.execute("""
+            INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
+            SELECT c.reader_seq, s.created_at, s.activity_seq, s.actor_seq
+            FROM temp.following_cutoff c
+            CROSS JOIN users r ON r.seq = c.reader_seq
+            CROSS JOIN activities f ON f.from_user_id = r.id AND f.type = 4
+            CROSS JOIN users o ON o.id = f.to_user_id
+            CROSS JOIN temp.following_source s ON s.actor_seq = o.seq AND s.position <= c.cutoff
+            """)
+    }
+}

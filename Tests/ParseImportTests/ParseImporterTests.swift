@@ -1,0 +1,350 @@
+import Auth
+import Foundation
+import SocialAPI
+import Storage
+import Testing
+@testable import ParseImport
+
+/// A temporary SQLite database migrated with Pacenote's schema, removed when released.
+final class MigratedDatabase {
+    let directory: URL
+    let database: SQLiteDatabase
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        database = try SQLiteDatabase(configuration: .init(path: directory.appendingPathComponent("test.sqlite").path))
+        try Migrator(migrations: Schema.sqlite).migrate(database, now: 1_700_000_000_000)
+    }
+
+    func count(_ sql: SQL) throws -> Int {
+        try database.read { connection in try connection.fetchValue(sql, as: Int.self) ?? -1 }
+    }
+
+    deinit {
+        database.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// What the tiny export should import, computed here from its JSON with Foundation,
+/// independently of the importer's reader and mappers.
+struct ExpectedImport {
+    var users: Set<String> = []
+    var usernames: [String: String] = [:]
+    var videos: [String: String] = [:]               // id -> owner
+    var skippedVideos: [String] = []
+    var activities: [(id: String, type: Int, from: String, to: String, video: String?)] = []
+    var skippedActivities: [String] = []
+    var rallies = 0
+
+    init(directory: URL) throws {
+        func results(_ name: String) throws -> [[String: Any]] {
+            let data = try Data(contentsOf: directory.appendingPathComponent(name))
+            return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["results"] as? [[String: Any]] ?? []
+        }
+        func pointer(_ value: Any?) -> String? { (value as? [String: Any])?["objectId"] as? String }
+        for user in try results("_User.json") {
+            let id = user["objectId"] as! String
+            users.insert(id)
+            usernames[id] = user["username"] as? String
+        }
+        let rallies = Set(try results("Rallye.json").map { $0["objectId"] as! String })
+        self.rallies = rallies.count
+        let ytPattern = try NSRegularExpression(pattern: "^[A-Za-z0-9_-]{11}$")
+        var youtubeIDs: Set<String> = []
+        for video in try results("Video.json") {
+            let id = video["objectId"] as! String
+            let yt = video["youtubeID"] as? String ?? ""
+            let valid = ytPattern.firstMatch(in: yt, range: NSRange(yt.startIndex..., in: yt)) != nil
+            guard valid, !youtubeIDs.contains(yt), let owner = pointer(video["owner"]), users.contains(owner),
+                  let rally = pointer(video["rallyId"]), rallies.contains(rally) else {
+                skippedVideos.append(id)
+                continue
+            }
+            youtubeIDs.insert(yt)
+            videos[id] = owner
+        }
+        var pairs: Set<String> = []
+        for activity in try results("Activity.json") {
+            let id = activity["objectId"] as! String
+            let type = activity["type"] as? Int ?? 0
+            let from = pointer(activity["fromUser"]) ?? "", to = pointer(activity["toUser"]) ?? ""
+            let video = type == 4 ? nil : pointer(activity["video"])
+            let content = ((activity["content"] as? String) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            let key = "\(type) \(from) \(type == 4 ? to : video ?? "")"
+            guard (1...4).contains(type), users.contains(from), users.contains(to),
+                  type == 4 ? from != to : video.map { videos[$0] != nil } ?? false,
+                  type != 2 ? !pairs.contains(key) : !content.isEmpty else {
+                skippedActivities.append(id)
+                continue
+            }
+            if type != 2 { pairs.insert(key) }
+            activities.append((id, type, from, to, video))
+        }
+    }
+}
+
+/// Importing the tiny Parse export (shared/fixtures/parse-export-tiny) end to end.
+@Suite struct ParseImporterTests {
+    /// `../shared/fixtures/parse-export-tiny` from the package root.
+    static let fixture: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../shared/fixtures/parse-export-tiny").standardizedFileURL
+
+    static var fixtureMissing: Bool {
+        !FileManager.default.fileExists(atPath: fixture.appendingPathComponent("_User.json").path)
+    }
+
+    static func runImport(_ database: any Database, directory: URL = fixture, options: ParseImporter.Options = .init()) throws -> (ImportReport, [String]) {
+        var lines: [String] = []
+        let report = try ParseImporter(database: database, directory: directory.path, options: options) { lines.append($0) }.run()
+        return (report, lines)
+    }
+
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
+    func importsTheTinyExportAndReportsEachDefect() throws {
+        let expected = try ExpectedImport(directory: Self.fixture)
+        let db = try MigratedDatabase()
+        let (report, lines) = try Self.runImport(db.database)
+
+        #expect(expected.users.count == 60 && expected.rallies == 13 && expected.videos.count == 200)
+        #expect(report[.user] == .init(read: 60, imported: 60, alreadyPresent: 0, skipped: 0, notes: 0))
+        #expect(report[.rally] == .init(read: 13, imported: 13, alreadyPresent: 0, skipped: 0, notes: 0))
+        #expect(report[.video].imported == expected.videos.count && report[.video].skipped == 3)
+        #expect(report[.activity].imported == expected.activities.count)
+        #expect(report[.activity].skipped == expected.skippedActivities.count)
+        #expect(report.missingFiles == [.installation] && report.fileErrors.isEmpty)
+        #expect(try db.count("SELECT COUNT(*) FROM users") == 60)
+        #expect(try db.count("SELECT COUNT(*) FROM rallies") == 13)
+        #expect(try db.count("SELECT COUNT(*) FROM videos") == expected.videos.count)
+        #expect(try db.count("SELECT COUNT(*) FROM activities") == expected.activities.count)
+
+        // Every defect the README lists, with its objectId and why.
+        let skips = Dictionary(report.entries.filter { $0.kind == .skip }.map { ($0.objectId, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        #expect(skips["BadYtId001"] == "invalid YouTube id")
+        #expect(skips["DupVideo01"] == "duplicate video")
+        #expect(skips["Dangling01"] == "dangling owner")
+        #expect(skips["DanglingAc"] == "dangling fromUser")
+        #expect(skips["BadTypeAct"] == "unknown type 9")
+        #expect(Set(report.skips(of: .video).map(\.objectId)) == Set(expected.skippedVideos))
+        #expect(Set(report.skips(of: .activity).map(\.objectId)) == Set(expected.skippedActivities))
+        for id in ["BadYtId001", "DupVideo01", "Dangling01", "DanglingAc", "BadTypeAct"] {
+            #expect(lines.contains { $0.hasPrefix("skip ") && $0.contains(id) }, "no log line for \(id)")
+        }
+        #expect(report.summary.contains("Video: 203 read, \(expected.videos.count) imported"))
+
+        // Objects keep their Parse ids and times.
+        #expect(try db.count("SELECT COUNT(*) FROM users WHERE id = '4qY6Nb3wWD' AND created_at = 1372840542288 AND username = 'stephane_kubica'") == 1)
+        #expect(try db.count("SELECT COUNT(*) FROM rallies WHERE id = 'tOamv3It6z' AND start_date = 16086 AND end_date = 16089") == 1)
+    }
+
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
+    func storedCountersEqualTheRowsTheyCount() throws {
+        let db = try MigratedDatabase()
+        _ = try Self.runImport(db.database)
+        let drift = try db.database.read { connection in
+            try connection.fetchAll("""
+                SELECT 'video ' || v.id FROM videos v
+                WHERE v.likes_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 1 AND a.video_id = v.id)
+                   OR v.comments_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 2 AND a.video_id = v.id)
+                   OR v.flags_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 3 AND a.video_id = v.id)
+                UNION ALL
+                SELECT 'user ' || u.id FROM users u
+                WHERE u.followers_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 4 AND a.to_user_id = u.id)
+                   OR u.following_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 4 AND a.from_user_id = u.id)
+                   OR u.videos_count <> (SELECT COUNT(*) FROM videos v WHERE v.owner_id = u.id)
+                UNION ALL
+                SELECT 'rally ' || r.id FROM rallies r
+                WHERE r.videos_count <> (SELECT COUNT(*) FROM videos v WHERE v.rally_id = r.id)
+                """).map { try $0.decode(at: 0, as: String.self) }
+        }
+        #expect(drift == [])
+        // And they are not all zero: the import counted something.
+        #expect(try db.count("SELECT SUM(likes_count) FROM videos") == db.count("SELECT COUNT(*) FROM activities WHERE type = 1"))
+        #expect(try db.count("SELECT SUM(likes_count) FROM videos") > 0)
+        #expect(try db.count("SELECT SUM(followers_count) FROM users") > 0)
+    }
+
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
+    func importedUsersLogInWithTheirOldPasswords() throws {
+        let db = try MigratedDatabase()
+        _ = try Self.runImport(db.database)
+        let accounts = Accounts(database: db.database)
+        let signedIn = try accounts.logIn(login: "stephane_kubica", password: "password123")
+        #expect(signedIn.account.id == "4qY6Nb3wWD")
+        #expect(signedIn.account.displayName == "Stéphane Kubica")
+        let byEmail = try accounts.logIn(login: "TommiWaldegard@Example.com", password: "password123")
+        #expect(byEmail.account.id == "ZR3qa7yEee")
+        #expect(throws: AuthError.invalidCredentials) { try accounts.logIn(login: "stephane_kubica", password: "password124") }
+    }
+
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
+    func homeTimelinesHoldOwnAndFolloweesVideos() throws {
+        let expected = try ExpectedImport(directory: Self.fixture)
+        let db = try MigratedDatabase()
+        let (report, _) = try Self.runImport(db.database)
+        var followees: [String: Set<String>] = [:]
+        for activity in expected.activities where activity.type == 4 { followees[activity.from, default: []].insert(activity.to) }
+        #expect(!followees.isEmpty)
+        var total = 0
+        for user in expected.users.sorted() {
+            let authors = (followees[user] ?? []).union([user])
+            let want = Set(expected.videos.filter { authors.contains($0.value) }.map(\.key))
+            total += want.count
+            let have = try db.database.read { connection in
+                try connection.fetchAll("""
+                    SELECT v.id, o.id FROM home_timeline h
+                    JOIN users r ON r.seq = h.user_seq JOIN videos v ON v.seq = h.video_seq JOIN users o ON o.seq = h.owner_seq
+                    WHERE r.id = \(user)
+                    """).map { (try $0.decode(at: 0, as: String.self), try $0.decode(at: 1, as: String.self)) }
+            }
+            #expect(Set(have.map(\.0)) == want, "home timeline of \(user)")
+            #expect(have.count == want.count)
+            #expect(have.allSatisfy { expected.videos[$0.0] == $0.1 }, "owner_seq of \(user)")
+        }
+        #expect(report.homeTimelineRows == total)
+        #expect(try db.count("SELECT COUNT(*) FROM home_timeline") == total)
+    }
+
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: [3, 1_000])
+    func followingTimelinesHoldTheMostRecentActivitiesOfFollowees(depth: Int) throws {
+        let db = try MigratedDatabase()
+        var options = ParseImporter.Options()
+        options.followingDepth = depth
+        let (report, _) = try Self.runImport(db.database, options: options)
+        // The expected rows, from a straightforward (quadratic) query: for each reader, the
+        // `depth` newest likes, comments and follows of the people they follow.
+        let want = try db.database.read { connection in
+            try connection.fetchAll("""
+                SELECT reader, activity FROM (
+                    SELECT r.seq AS reader, a.seq AS activity,
+                           ROW_NUMBER() OVER (PARTITION BY r.seq ORDER BY a.created_at DESC, a.seq DESC) AS n
+                    FROM activities f
+                    JOIN users r ON r.id = f.from_user_id
+                    JOIN activities a ON a.from_user_id = f.to_user_id AND a.type IN (1, 2, 4)
+                    WHERE f.type = 4
+                ) WHERE n <= \(depth)
+                """).map { "\(try $0.decode(at: 0, as: Int.self)) \(try $0.decode(at: 1, as: Int.self))" }
+        }
+        let have = try db.database.read { connection in
+            try connection.fetchAll("SELECT user_seq, activity_seq FROM following_timeline")
+                .map { "\(try $0.decode(at: 0, as: Int.self)) \(try $0.decode(at: 1, as: Int.self))" }
+        }
+        #expect(!want.isEmpty)
+        #expect(Set(have) == Set(want))
+        #expect(have.count == want.count && report.followingTimelineRows == want.count)
+        // Rows carry the activity's time and actor; flags never appear.
+        #expect(try db.count("""
+            SELECT COUNT(*) FROM following_timeline t JOIN activities a ON a.seq = t.activity_seq JOIN users u ON u.id = a.from_user_id
+            WHERE t.created_at <> a.created_at OR t.actor_seq <> u.seq OR a.type = 3
+            """) == 0)
+    }
+
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
+    func aSecondRunAddsNothingAndReportsEverythingAsAlreadyPresent() throws {
+        let db = try MigratedDatabase()
+        let (first, _) = try Self.runImport(db.database)
+        let tables = ["users", "rallies", "videos", "activities", "home_timeline", "following_timeline"]
+        let before = try tables.map { try db.count("SELECT COUNT(*) FROM \(unsafe: $0)") }
+        let (second, _) = try Self.runImport(db.database)
+        let after = try tables.map { try db.count("SELECT COUNT(*) FROM \(unsafe: $0)") }
+        #expect(before == after)
+        for parseClass in [ParseClass.user, .rally, .video, .activity] {
+            #expect(second[parseClass].imported == 0, "\(parseClass)")
+            #expect(second[parseClass].alreadyPresent == first[parseClass].imported, "\(parseClass)")
+            #expect(second[parseClass].skipped == first[parseClass].skipped, "\(parseClass)")
+        }
+        #expect(second.homeTimelineRows == first.homeTimelineRows && second.followingTimelineRows == first.followingTimelineRows)
+    }
+
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
+    func aBrokenFileStopsThatFileOnlyAndSmallBatchesCommit() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parse-broken-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["_User.json", "Rallye.json", "Video.json"] {
+            try FileManager.default.copyItem(at: Self.fixture.appendingPathComponent(name), to: directory.appendingPathComponent(name))
+        }
+        // Activity.json cut in the middle of its 101st object; _Installation.json with defects.
+        let activities = try String(contentsOf: Self.fixture.appendingPathComponent("Activity.json"), encoding: .utf8)
+        let lines = activities.split(separator: "\n", omittingEmptySubsequences: false)
+        let cut = lines.prefix(101).joined(separator: "\n") + "\n" + lines[101].prefix(40)
+        try Data(cut.utf8).write(to: directory.appendingPathComponent("Activity.json"))
+        let installations = #"""
+            {"results": [
+              {"objectId":"inst1","deviceToken":"t1","deviceType":"ios","localeIdentifier":"fi-FI","user":{"__type":"Pointer","className":"_User","objectId":"4qY6Nb3wWD"},"createdAt":"2014-01-01T00:00:00.000Z"},
+              {"objectId":"inst2","deviceToken":"t2","deviceType":"android","user":{"__type":"Pointer","className":"_User","objectId":"NoSuchUser"}},
+              {"objectId":"inst3","deviceToken":"t1","deviceType":"ios","user":{"__type":"Pointer","className":"_User","objectId":"ZR3qa7yEee"}},
+              {"objectId":"inst4","deviceToken":"t4","deviceType":"ios"},
+              {"objectId":"inst5","deviceToken":"\#(String(repeating: "x", count: 3_000))","deviceType":"ios"}
+            ]}
+            """#
+        try Data(installations.utf8).write(to: directory.appendingPathComponent("_Installation.json"))
+
+        let db = try MigratedDatabase()
+        var options = ParseImporter.Options()
+        options.batchSize = 7
+        options.maxObjectBytes = 2_000
+        let (report, _) = try Self.runImport(db.database, directory: directory, options: options)
+        #expect(report.fileErrors[.activity]?.contains("ends inside an element") == true)
+        #expect(report.summary.contains("FILE STOPPED EARLY"))
+        #expect(report[.activity].read == 100)
+        #expect(try db.count("SELECT COUNT(*) FROM activities") == report[.activity].imported)
+        #expect(report[.activity].imported + report[.activity].skipped == 100)
+        #expect(report[.user].imported == 60 && report[.video].imported == 200)
+        let skips = Dictionary(report.skips(of: .installation).map { ($0.objectId, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        #expect(report[.installation].imported == 1)
+        #expect(skips["inst2"] == "dangling user")
+        #expect(skips["inst3"] == "duplicate device token")
+        #expect(skips["inst4"] == "no user")
+        #expect(skips["inst5"]?.contains("over the 2000-byte limit") == true)
+        #expect(try db.count("SELECT COUNT(*) FROM installations WHERE id = 'inst1' AND user_id = '4qY6Nb3wWD' AND platform = 'ios' AND locale = 'fi-FI'") == 1)
+    }
+
+    @Test func aMissingDirectoryIsAnError() throws {
+        let db = try MigratedDatabase()
+        #expect(throws: ImportError.self) { try Self.runImport(db.database, directory: URL(fileURLWithPath: "/nonexistent/parse-export")) }
+    }
+
+    @Test func skipLinesStopAfterTheLimitButAreStillCounted() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parse-many-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let users = (0..<50).map { #"{"objectId":"u\#($0)","username":"x"}"# }.joined(separator: ",")
+        try Data(#"{"results":[\#(users)]}"#.utf8).write(to: directory.appendingPathComponent("_User.json"))
+        let db = try MigratedDatabase()
+        var options = ParseImporter.Options()
+        options.maxLoggedEntries = 10
+        let (report, lines) = try Self.runImport(db.database, directory: directory, options: options)
+        #expect(report[.user].skipped == 50)
+        #expect(report.skipReasons[.user]?["invalid username"] == 50)
+        #expect(lines.filter { $0.hasPrefix("skip ") }.count == 10)
+        #expect(lines.contains { $0.contains("only counted") })
+        #expect(report.missingFiles.contains(.video))
+    }
+}
+
+/// Plain indexes set aside during the load come back, even after an import that was killed.
+@Suite struct DeferredIndexesTests {
+    @Test func theMigrationsDefineThePlainIndexesOfVideosAndActivities() {
+        let names = Set(DeferredIndexes().definitions.keys)
+        #expect(names.isSuperset(of: ["videos_owner_recent", "videos_day_recent", "videos_day_top", "activities_video", "activities_from", "activities_to", "activities_to_recent"]))
+        #expect(!names.contains("activities_one_like"), "UNIQUE indexes refuse duplicates during the load and are never set aside")
+    }
+
+    @Test func indexesMissingAfterAKilledImportAreRebuiltByTheNextOne() throws {
+        let db = try MigratedDatabase()
+        let indexSQL: SQL = "SELECT name || ':' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+        let before = try db.database.read { connection in try connection.fetchAll(indexSQL).map { try $0.decode(at: 0, as: String.self) } }
+        let dropped = try db.database.write { connection in try DeferredIndexes().drop(on: connection) }
+        #expect(dropped.count >= 7)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parse-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try ParseImporter(database: db.database, directory: directory.path) { _ in }.run()
+        let after = try db.database.read { connection in try connection.fetchAll(indexSQL).map { try $0.decode(at: 0, as: String.self) } }
+        #expect(after == before)
+    }
+}
