@@ -23,7 +23,7 @@ public final class ParseImporter {
         /// Objects larger than this are skipped and reported.
         public var maxObjectBytes = ResultsReader.defaultMaxElementBytes
         /// Activities per reader in `following_timeline`.
-        public var followingDepth = 1_000
+        public var followingDepth = TimelineRebuild.defaultFollowingDepth
         /// Skip and note lines written to the log before only counting.
         public var maxLoggedEntries = 1_000
         /// The writer's page cache while importing, in MiB (restored afterwards).

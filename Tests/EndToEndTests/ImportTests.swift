@@ -258,10 +258,12 @@ final class ImportTests: ServerTestCase {
         }
         func expectedFollowing(_ userId: String) -> [String] {
             let people = follows[userId, default: []]
+            // An import brings each reader's 200 most recent following activities (the depth
+            // of a follow, docs/ARCHITECTURE.md).
             return fixture.keptActivities.filter { activity in
                 guard let type = jsonInt(activity["type"]), [1, 2, 4].contains(type) else { return false }
                 return people.contains(fixture.pointer(activity, "fromUser") ?? "")
-            }.map { activity in
+            }.sorted { ($0["createdAt"] as? String ?? "") > ($1["createdAt"] as? String ?? "") }.prefix(200).map { activity in
                 let name = ["", "like", "comment", "inappropriate", "follow"][jsonInt(activity["type"]) ?? 0]
                 return "\(name) \(fixture.pointer(activity, "fromUser") ?? "?")->\(fixture.pointer(activity, "toUser") ?? "?") @\(fixture.pointer(activity, "video") ?? "-")"
             }.sorted()

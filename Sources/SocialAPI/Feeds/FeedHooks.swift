@@ -35,7 +35,7 @@ enum FeedHooks {
         }
         registry.beforeDelete(Activity.self) { event in
             let activity = event.entity
-            try timelines.activityDeleted(activityID: activity.id, on: event.connection)
+            try timelines.activityDeleting(activityID: activity.id, on: event.connection)
             if activity.kind == .follow {
                 try timelines.unfollowed(followerID: activity.fromUserID, targetID: activity.toUserID, on: event.connection)
             }

@@ -27,8 +27,11 @@ public enum TimelineRebuild {
     /// Clears and refills `home_timeline` (every user's own videos and those of the people
     /// they follow) and `following_timeline` (for every reader, the `followingDepth` most
     /// recent likes, comments and follows made by the people they follow; never flags).
+    /// How far back each reader's following feed reaches after a rebuild (the same as a follow's).
+    public static let defaultFollowingDepth = 200
+
     @discardableResult
-    public static func rebuild(on connection: any DatabaseConnection, followingDepth: Int = 1000, progress: (String) -> Void) throws -> Counts {
+    public static func rebuild(on connection: any DatabaseConnection, followingDepth: Int = defaultFollowingDepth, progress: (String) -> Void) throws -> Counts {
         var counts = Counts()
         // Both tables are filled reader by reader, so the primary key and the indexes that
         // start with user_seq grow at their end. An index led by another column would take

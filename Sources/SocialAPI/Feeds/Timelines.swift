@@ -19,8 +19,12 @@ struct Timelines: Sendable {
         var batchSize = 1_000
         /// How many of a followed user's recent activities a new follow copies into the
         /// follower's following feed (the import keeps the same depth).
-        var followingDepth = 1_000
+        var followingDepth = Timelines.followingDepth
     }
+
+    /// How far back a following feed reaches at a follow or an import: 200 activities, ten
+    /// pages. Deeper made the import of a large community write 16 million rows (BENCHMARKS.md).
+    static let followingDepth = TimelineRebuild.defaultFollowingDepth
 
     enum JobKind {
         static let home = "fanout.home"
@@ -138,14 +142,38 @@ struct Timelines: Sendable {
         try connection.execute("DELETE FROM following_timeline WHERE user_seq = \(follower) AND actor_seq = \(target)")
     }
 
-    func activityDeleted(activityID: String, on connection: any DatabaseConnection) throws {
-        try connection.execute("DELETE FROM following_timeline WHERE activity_seq = (SELECT seq FROM activities WHERE id = \(activityID))")
+    /// An activity about to be deleted: its rows, found by primary key through its author's
+    /// followers (the only readers that can hold it: an unfollow already took it away from
+    /// the others, and a fan-out job still pending will find the activity gone).
+    func activityDeleting(activityID: String, on connection: any DatabaseConnection) throws {
+        try connection.execute("""
+            DELETE FROM following_timeline WHERE (user_seq, created_at, activity_seq) IN (
+                SELECT r.seq, a.created_at, a.seq FROM activities a
+                JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = 4
+                JOIN users r ON r.id = f.from_user_id
+                WHERE a.id = \(activityID))
+            """)
     }
 
-    /// A video about to be deleted: its rows and those of every activity about it.
+    /// A video about to be deleted: its rows (the owner's and their followers') and those of
+    /// every activity about it, all found by primary key.
     func videoDeleting(videoID: String, on connection: any DatabaseConnection) throws {
-        try connection.execute("DELETE FROM home_timeline WHERE video_seq = (SELECT seq FROM videos WHERE id = \(videoID))")
-        try connection.execute("DELETE FROM following_timeline WHERE activity_seq IN (SELECT seq FROM activities WHERE video_id = \(videoID))")
+        try connection.execute("""
+            DELETE FROM home_timeline WHERE (user_seq, created_at, video_seq) IN (
+                SELECT o.seq, v.created_at, v.seq FROM videos v JOIN users o ON o.id = v.owner_id WHERE v.id = \(videoID)
+                UNION ALL
+                SELECT r.seq, v.created_at, v.seq FROM videos v
+                JOIN activities f ON f.to_user_id = v.owner_id AND f.type = 4
+                JOIN users r ON r.id = f.from_user_id
+                WHERE v.id = \(videoID))
+            """)
+        try connection.execute("""
+            DELETE FROM following_timeline WHERE (user_seq, created_at, activity_seq) IN (
+                SELECT r.seq, a.created_at, a.seq FROM activities a
+                JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = 4
+                JOIN users r ON r.id = f.from_user_id
+                WHERE a.video_id = \(videoID))
+            """)
     }
 
     /// An account about to be deleted: its own feeds (its videos and activities are removed
