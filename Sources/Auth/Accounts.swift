@@ -14,6 +14,9 @@ public final class Accounts: Sendable {
         /// Sessions last this long and are extended on use once half of it has passed.
         public var sessionLifetimeMillis: Int64 = 365 * 24 * 3_600 * 1_000
         public var lockout = LoginThrottle.Policy()
+        /// How long a resolved session may be reused without a lookup (0: never). Changes made
+        /// through this process apply at once regardless; other processes' within this time.
+        public var sessionCacheMillis: Int64 = 1_000
         public init() {}
     }
 
@@ -41,6 +44,7 @@ public final class Accounts: Sendable {
     private let throttle: LoginThrottle
     private let store = AccountStore()
     private let sessions = SessionStore()
+    private let cache: SessionCache
 
     public init(database: any Database, configuration: Configuration = .init(), clock: any Clock = SystemClock()) {
         self.database = database
@@ -48,6 +52,7 @@ public final class Accounts: Sendable {
         self.clock = clock
         hasher = PasswordHasher(cost: configuration.bcryptCost)
         throttle = LoginThrottle(policy: configuration.lockout)
+        cache = SessionCache(ttlMillis: configuration.sessionCacheMillis)
     }
 
     // MARK: Sign-up and accounts
@@ -111,12 +116,14 @@ public final class Accounts: Sendable {
     /// Changes a user's role (admins, and the command line).
     public func setRole(_ role: Role, idOrUsername: String) throws -> Account {
         let now = clock.nowMillis()
-        return try database.write { connection in
+        let account = try database.write { connection in
             guard let account = try store.setRole(role, idOrUsername: idOrUsername, now: now, on: connection) else {
                 throw AuthError.notFound
             }
             return account
         }
+        cache.removeAll()
+        return account
     }
 
     // MARK: Sessions
@@ -169,6 +176,7 @@ public final class Accounts: Sendable {
     public func authenticate(token: String) throws -> Identity {
         let key = SessionToken(value: token).storageKey
         let now = clock.nowMillis()
+        if let identity = cache.identity(forKey: key, now: now) { return identity }
         guard let session = try database.read({ connection in try sessions.lookup(tokenKey: key, on: connection) }),
               session.expiresAt > now, !session.banned, let role = Role(rawValue: session.role) else {
             throw AuthError.invalidSession
@@ -179,17 +187,21 @@ public final class Accounts: Sendable {
                 try sessions.extend(tokenKey: key, until: now + configuration.sessionLifetimeMillis, on: connection)
             }
         }
-        return Identity(userID: session.userID, userSeq: session.userSeq, role: role, sessionKey: key)
+        let identity = Identity(userID: session.userID, userSeq: session.userSeq, role: role, sessionKey: key)
+        cache.store(identity, expiresAt: session.expiresAt, now: now)
+        return identity
     }
 
     /// Ends the caller's session; the token fails from the next request on.
     public func logOut(_ identity: Identity) throws {
         try database.write { connection in try sessions.delete(tokenKey: identity.sessionKey, on: connection) }
+        cache.remove(key: identity.sessionKey)
     }
 
     /// Ends every session of the caller's account, this one included.
     public func logOutEverywhere(_ identity: Identity) throws {
         try database.write { connection in try sessions.deleteAll(userID: identity.userID, on: connection) }
+        cache.removeAll()
     }
 
     // MARK: Password and deletion
@@ -204,6 +216,7 @@ public final class Accounts: Sendable {
             try store.setPasswordHash(hash, id: identity.userID, now: now, on: connection)
             try sessions.deleteAll(userID: identity.userID, keeping: identity.sessionKey, on: connection)
         }
+        cache.removeAll()
     }
 
     /// Deletes the caller's account after checking the password. `run` receives the account
@@ -219,6 +232,7 @@ public final class Accounts: Sendable {
             guard let account = try store.find(id: identity.userID, on: connection) else { throw AuthError.invalidSession }
             try run(account, connection) { try store.delete(id: account.id, on: connection) }
         }
+        cache.removeAll()
     }
 
     /// Checks a confirmation password. Failures count toward the lockout of the account's

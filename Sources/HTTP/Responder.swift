@@ -21,6 +21,9 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     let chains: [Chain]
     let root: RouteNode
     let logger: Logger
+    /// Methods of the routes registered with `.offload`: any other request is answered on
+    /// its serving thread without matching its route a second time.
+    let offloadMethods: Set<String>
 
     /// Methods that are routed normally; anything else is 405 on every path.
     static var knownMethods: Set<String> { ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"] }
@@ -28,6 +31,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger, mapError: @escaping ErrorMapper) {
         self.routeTable = routes
         self.logger = logger
+        offloadMethods = Set(routes.filter { $0.options.contains(.offload) }.map(\.method))
         root = RouteNode.build(routes.enumerated().map { (index: $0.offset, method: $0.element.method, segments: $0.element.segments) })
         chains = routes.map { route in
             let handler = route.handler
@@ -86,6 +90,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     }
 
     public func wantsOffload(_ request: Request) -> Bool {
+        guard offloadMethods.contains(request.method) else { return false }
         if case .found(let index, _) = match(method: request.method, path: request.path) {
             return routeTable[index].options.contains(.offload)
         }

@@ -366,6 +366,9 @@ import Storage
         _ = try accounts.setRole(.admin, idOrUsername: "seb")
         #expect(fixture.tokenWorks(signedIn.token))
         try fixture.ban(userID: signedIn.account.id)
+        // Written straight to the database, as another process would: it applies once the
+        // session cache's second has passed (changes made through Accounts apply at once).
+        fixture.clock.advance(seconds: 1)
         #expect(throws: AuthError.invalidSession) { try accounts.authenticate(token: signedIn.token.value) }
 
         // Lifting the ban (clearing banned_at) lets them back in.

@@ -190,3 +190,32 @@ import Storage
         #expect(fixture.tokenWorks(fresh.token))
     }
 }
+
+@Suite struct SessionCacheTests {
+    @Test func aCachedSessionStillEndsAtOnceOnLogout() throws {
+        let fixture = try AuthFixture()
+        let signedIn = try fixture.signUp("cached")
+        let identity = try fixture.accounts.authenticate(token: signedIn.token.value)
+        #expect(try fixture.accounts.authenticate(token: signedIn.token.value) == identity, "served from the cache")
+        try fixture.accounts.logOut(identity)
+        #expect(throws: AuthError.invalidSession) { try fixture.accounts.authenticate(token: signedIn.token.value) }
+    }
+
+    @Test func aRoleChangeReachesACachedSessionAtOnce() throws {
+        let fixture = try AuthFixture()
+        let signedIn = try fixture.signUp("promoted")
+        #expect(try fixture.accounts.authenticate(token: signedIn.token.value).role == .user)
+        _ = try fixture.accounts.setRole(.moderator, idOrUsername: "promoted")
+        #expect(try fixture.accounts.authenticate(token: signedIn.token.value).role == .moderator)
+    }
+
+    @Test func anotherProcessesWriteAppliesWithinASecond() throws {
+        let fixture = try AuthFixture()
+        let signedIn = try fixture.signUp("external")
+        _ = try fixture.accounts.authenticate(token: signedIn.token.value)
+        try fixture.execute("DELETE FROM sessions")
+        #expect(throws: Never.self) { try fixture.accounts.authenticate(token: signedIn.token.value) }
+        fixture.clock.advance(seconds: 1)
+        #expect(throws: AuthError.invalidSession) { try fixture.accounts.authenticate(token: signedIn.token.value) }
+    }
+}
