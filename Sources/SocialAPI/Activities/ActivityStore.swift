@@ -13,7 +13,7 @@ struct ActivityStore: Sendable {
         let target: SQL = kind == .follow ? "a.to_user_id = \(targetID ?? "")" : "a.video_id = \(videoID ?? "")"
         return try connection.fetchOne("""
             SELECT \(Activity.columns) FROM activities a
-            WHERE a.type = \(kind.rawValue) AND a.from_user_id = \(userID) AND \(target)
+            WHERE a.type = \(kind.sql) AND a.from_user_id = \(userID) AND \(target)
             """).map(Activity.init(row:))
     }
 
@@ -43,7 +43,7 @@ struct ActivityStore: Sendable {
         let position: SQL = after.map { "AND (a.created_at, a.id) > (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT \(Activity.columns) FROM activities a
-            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.comment.rawValue) \(position)
+            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.comment.sql) \(position)
             ORDER BY a.created_at, a.id LIMIT \(limit)
             """).map(Activity.init(row:))
     }
@@ -53,7 +53,7 @@ struct ActivityStore: Sendable {
         let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT \(Activity.columns) FROM activities a
-            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.like.rawValue) \(position)
+            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.like.sql) \(position)
             ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
             """).map(Activity.init(row:))
     }
@@ -64,7 +64,7 @@ struct ActivityStore: Sendable {
         let column: SQL = direction == .followers ? "a.to_user_id" : "a.from_user_id"
         return try connection.fetchAll("""
             SELECT \(Activity.columns) FROM activities a
-            WHERE \(column) = \(userID) AND a.type = \(ActivityKind.follow.rawValue) \(position)
+            WHERE \(column) = \(userID) AND a.type = \(ActivityKind.follow.sql) \(position)
             ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
             """).map(Activity.init(row:))
     }
@@ -75,7 +75,7 @@ struct ActivityStore: Sendable {
         let list = SQL.joined(videoIDs.map { "\($0)" }, separator: ", ")
         return Set(try connection.fetchAll("""
             SELECT video_id FROM activities
-            WHERE type = \(ActivityKind.like.rawValue) AND from_user_id = \(userID) AND video_id IN (\(list))
+            WHERE type = \(ActivityKind.like.sql) AND from_user_id = \(userID) AND video_id IN (\(list))
             """).map { try $0.decode("video_id", as: String.self) })
     }
 
@@ -85,7 +85,7 @@ struct ActivityStore: Sendable {
         let list = SQL.joined(userIDs.map { "\($0)" }, separator: ", ")
         return Set(try connection.fetchAll("""
             SELECT to_user_id FROM activities
-            WHERE type = \(ActivityKind.follow.rawValue) AND from_user_id = \(userID) AND to_user_id IN (\(list))
+            WHERE type = \(ActivityKind.follow.sql) AND from_user_id = \(userID) AND to_user_id IN (\(list))
             """).map { try $0.decode("to_user_id", as: String.self) })
     }
 }

@@ -44,7 +44,7 @@ struct FeedStore {
         let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT \(Activity.columns) FROM activities a
-            WHERE a.to_user_id = \(readerID) AND a.from_user_id <> \(readerID) AND a.type <> \(ActivityKind.inappropriate.rawValue) \(position)
+            WHERE a.to_user_id = \(readerID) AND a.from_user_id <> \(readerID) AND a.type <> \(ActivityKind.inappropriate.sql) \(position)
             ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
             """).map(Activity.init(row:))
     }
@@ -55,7 +55,7 @@ struct FeedStore {
         return try connection.fetchAll("""
             SELECT \(Video.columns), a.created_at AS liked_at, a.id AS like_id
             FROM activities a JOIN videos v ON v.id = a.video_id
-            WHERE a.from_user_id = \(readerID) AND a.type = \(ActivityKind.like.rawValue) \(position) AND \(viewer.visibilityFilter())
+            WHERE a.from_user_id = \(readerID) AND a.type = \(ActivityKind.like.sql) \(position) AND \(viewer.visibilityFilter())
             ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
             """).map { row in (try Video(row: row), (try row.decode("liked_at"), try row.decode("like_id"))) }
     }
