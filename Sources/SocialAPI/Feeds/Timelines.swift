@@ -49,22 +49,16 @@ struct Timelines: Sendable {
     /// Copies a video into the home of its owner's followers whose follow comes after
     /// `afterFollow` (an activity seq), `limit` of them; enqueues the rest.
     func fanOutVideo(videoID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
-        let last = try connection.fetchValue("""
-            SELECT MAX(seq) FROM (
-                SELECT f.seq FROM activities f JOIN videos v ON v.owner_id = f.to_user_id
-                WHERE v.id = \(videoID) AND f.type = 4 AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
-            )
-            """, as: Int64?.self) ?? nil
-        guard let last else { return }
-        try connection.execute("""
-            INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
-            SELECT r.seq, v.created_at, v.seq, o.seq
-            FROM videos v JOIN users o ON o.id = v.owner_id
-            JOIN activities f ON f.to_user_id = v.owner_id AND f.type = 4
-            JOIN users r ON r.id = f.from_user_id
-            WHERE v.id = \(videoID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
-            """)
-        if try hasFollowers(of: "(SELECT owner_id FROM videos WHERE id = \(videoID))" as SQL, after: last, on: connection) {
+        try fanOut(author: "(SELECT owner_id FROM videos WHERE id = \(videoID))", afterFollow: afterFollow, limit: limit, on: connection) { last in
+            try connection.execute("""
+                INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+                SELECT r.seq, v.created_at, v.seq, o.seq
+                FROM videos v JOIN users o ON o.id = v.owner_id
+                JOIN activities f ON f.to_user_id = v.owner_id AND f.type = 4
+                JOIN users r ON r.id = f.from_user_id
+                WHERE v.id = \(videoID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
+                """)
+        } rest: { last in
             try enqueue(JobKind.home, ["video": .string(videoID), "after": .int(last)], now: now, on: connection)
         }
     }
@@ -75,24 +69,36 @@ struct Timelines: Sendable {
     }
 
     func fanOutActivity(activityID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
+        try fanOut(author: "(SELECT from_user_id FROM activities WHERE id = \(activityID))", afterFollow: afterFollow, limit: limit, on: connection) { last in
+            try connection.execute("""
+                INSERT OR IGNORE INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
+                SELECT r.seq, a.created_at, a.seq, actor.seq
+                FROM activities a JOIN users actor ON actor.id = a.from_user_id
+                JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = 4
+                JOIN users r ON r.id = f.from_user_id
+                WHERE a.id = \(activityID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
+                """)
+        } rest: { last in
+            try enqueue(JobKind.following, ["activity": .string(activityID), "after": .int(last)], now: now, on: connection)
+        }
+    }
+
+    /// The skeleton of both fan-outs: find the `limit` followers of `author` (a SQL
+    /// expression) whose follow comes after `afterFollow`, let `insert` write their rows up
+    /// to the last of those follows, and hand the position to `rest` when more remain.
+    private func fanOut(
+        author: SQL, afterFollow: Int64, limit: Int, on connection: any DatabaseConnection,
+        insert: (_ lastFollow: Int64) throws -> Void, rest: (_ lastFollow: Int64) throws -> Void
+    ) throws {
         let last = try connection.fetchValue("""
             SELECT MAX(seq) FROM (
-                SELECT f.seq FROM activities f JOIN activities a ON a.from_user_id = f.to_user_id
-                WHERE a.id = \(activityID) AND f.type = 4 AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
+                SELECT f.seq FROM activities f
+                WHERE f.to_user_id = \(author) AND f.type = 4 AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
             )
             """, as: Int64?.self) ?? nil
         guard let last else { return }
-        try connection.execute("""
-            INSERT OR IGNORE INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
-            SELECT r.seq, a.created_at, a.seq, actor.seq
-            FROM activities a JOIN users actor ON actor.id = a.from_user_id
-            JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = 4
-            JOIN users r ON r.id = f.from_user_id
-            WHERE a.id = \(activityID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
-            """)
-        if try hasFollowers(of: "(SELECT from_user_id FROM activities WHERE id = \(activityID))" as SQL, after: last, on: connection) {
-            try enqueue(JobKind.following, ["activity": .string(activityID), "after": .int(last)], now: now, on: connection)
-        }
+        try insert(last)
+        if try hasFollowers(of: author, after: last, on: connection) { try rest(last) }
     }
 
     /// A new follow: the followed user's videos into the follower's home (the newest
