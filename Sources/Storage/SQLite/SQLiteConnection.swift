@@ -91,6 +91,15 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
+    /// Copies what it can from the WAL back into the database file without waiting for
+    /// readers or the writer (SQLITE_CHECKPOINT_PASSIVE, https://sqlite.org/c3ref/wal_checkpoint_v2.html).
+    func checkpointPassive() throws(StorageError) {
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        if rc != SQLITE_OK && rc != SQLITE_BUSY {
+            throw makeError(rc, "sqlite3_wal_checkpoint_v2", sql: nil).storageError
+        }
+    }
+
     // MARK: Statements
 
     /// Steps through a query, decoding each row; `body` returns false to stop early.

@@ -20,6 +20,9 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         /// process crashes; only a power loss may drop the last transactions. `FULL` also
         /// survives power loss at the cost of an fsync per commit (https://sqlite.org/pragma.html#pragma_synchronous).
         public var synchronousFull: Bool = false
+        /// Page cache per connection, in KiB. (Memory-mapped reads were tried instead and
+        /// measured 8% slower on the benchmark's reads.)
+        public var cacheKiB: Int = 32_768
         /// Temporary tables, indexes and sorts kept in memory (the server's default) or in
         /// temporary files. Bulk jobs that sort millions of rows choose files, so the sort
         /// does not count against the process's memory (https://sqlite.org/pragma.html#pragma_temp_store).
@@ -30,6 +33,12 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
 
     public let dialect = SQLDialect.sqlite
     private let writer: SQLiteConnection
+    /// Moves WAL pages back into the database file on its own queue, so that a commit never
+    /// pays for a checkpoint (with fan-out writes touching many pages, checkpoints inside
+    /// commits were a third of a like's time, fsync included). Touched only on `checkpointQueue`.
+    private let checkpointer: SQLiteConnection
+    private let checkpointQueue = DispatchQueue(label: "pacenote.sqlite.checkpoint", qos: .utility)
+    private let checkpointTimer: any DispatchSourceTimer
     private let writerLock = NSLock()
     private let readerPool: ConnectionPool<SQLiteConnection>
 
@@ -42,6 +51,12 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         try writer.execute(SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.synchronousFull ? "FULL" : "NORMAL")"))
         try writer.execute("PRAGMA foreign_keys = ON")
         try writer.execute(SQL(unsafeSQL: "PRAGMA temp_store = \(configuration.temporaryStorageInMemory ? "MEMORY" : "FILE")"))
+        try writer.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(configuration.cacheKiB)"))
+        // The background checkpointer does the work; the writer only checkpoints itself if
+        // the WAL grows past this many pages (the checkpointer fell far behind).
+        try writer.execute("PRAGMA wal_autocheckpoint = 20000")
+        checkpointer = try SQLiteConnection(path: configuration.path, flags: SQLITE_OPEN_READWRITE)
+        try checkpointer.execute(SQL(unsafeSQL: "PRAGMA busy_timeout = \(configuration.busyTimeoutMillis)"))
 
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, configuration.readers) {
@@ -50,9 +65,17 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
             try reader.execute("PRAGMA foreign_keys = ON")
             // Readers never write: a bug that tries fails loudly instead of racing the writer.
             try reader.execute("PRAGMA query_only = ON")
+            try reader.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(configuration.cacheKiB)"))
             readers.append(reader)
         }
         readerPool = ConnectionPool(readers)
+
+        checkpointTimer = DispatchSource.makeTimerSource(queue: checkpointQueue)
+        checkpointTimer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500), leeway: .milliseconds(100))
+        let checkpointer = self.checkpointer
+        // A failed checkpoint is retried at the next tick; the writer's own threshold is the backstop.
+        checkpointTimer.setEventHandler { try? checkpointer.checkpointPassive() }
+        checkpointTimer.resume()
     }
 
     public func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
@@ -95,6 +118,8 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     }
 
     public func close() {
+        checkpointTimer.cancel()
+        checkpointQueue.sync { checkpointer.close() }
         writerLock.lock()
         writer.close()
         writerLock.unlock()
