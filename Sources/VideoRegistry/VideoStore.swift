@@ -96,7 +96,7 @@ public struct VideoStore: Sendable {
         case flags = "flags_count"
     }
 
-    /// Hides or shows a video; answers the video as it is now.
+    /// Hides or shows a video.
     public func setHidden(_ hidden: Bool, videoID: String, now: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("UPDATE videos SET hidden = \(hidden), updated_at = \(now) WHERE id = \(videoID)")
     }
