@@ -5,29 +5,7 @@ import XCTest
 final class ConcurrencyTests: ServerTestCase {
     /// Runs `work` on `count` threads, each with its own connection, released together.
     private func onThreads(_ count: Int, _ work: @escaping @Sendable (Int, HTTPClient) -> String) -> [String] {
-        let port = server.port
-        let results = Locked([String?](repeating: nil, count: count))
-        let ready = DispatchGroup()
-        let done = DispatchGroup()
-        let gate = DispatchSemaphore(value: 0)
-        for index in 0..<count {
-            ready.enter()
-            done.enter()
-            Thread {
-                let client = HTTPClient(port: port)
-                _ = try? client.request("GET", "/healthz")  // Connect before the gate opens.
-                ready.leave()
-                gate.wait()
-                let outcome = work(index, client)
-                client.close()
-                results.withLock { $0[index] = outcome }
-                done.leave()
-            }.start()
-        }
-        XCTAssertEqual(ready.wait(timeout: .now() + 30), .success, "threads connected")
-        for _ in 0..<count { gate.signal() }
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "all requests answered within 60 s")
-        return results.withLock { $0.map { $0 ?? "no answer" } }
+        runConcurrently(port: server.port, count, work)
     }
 
     func testTwentyConcurrentSignupsAllSucceedWithDistinctIds() throws {
