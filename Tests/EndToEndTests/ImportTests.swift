@@ -50,6 +50,10 @@ final class ImportTests: ServerTestCase {
         let directory = fixtureDirectory
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            // CI always has the shared folder: there a missing fixture is a failure, not a skip.
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                throw FixtureMissing(path: directory.path)
+            }
             throw XCTSkip("the Parse export fixture is missing: no folder at \(directory.path) (expected ../shared/fixtures/parse-export-tiny beside the package root)")
         }
         let first = server.runCLI(["import-parse", directory.path], timeout: 120)
@@ -291,4 +295,10 @@ final class ImportTests: ServerTestCase {
         assertNewestFirst(following, "imported following")
         XCTAssertFalse(following.contains { $0["type"] as? String == "inappropriate" }, "never a flag")
     }
+}
+
+/// The shared Parse fixture is missing where it must be present (CI).
+struct FixtureMissing: Error, CustomStringConvertible {
+    let path: String
+    var description: String { "the Parse export fixture is missing at \(path); CI must provide ../shared/fixtures/parse-export-tiny" }
 }
