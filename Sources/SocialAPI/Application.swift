@@ -24,7 +24,8 @@ public final class Application: Sendable {
         /// The key that authenticates cursors (64 hex characters); generated into the data
         /// directory when not given. Give the same one to every process sharing a database.
         public var cursorSecret: String?
-        /// Followers served inside a write's transaction; beyond, the outbox fans out.
+        /// Followers whose home gets a new video inside the write; beyond, and for every
+        /// like, comment and follow, the outbox worker fans out.
         public var fanoutSyncLimit = 1_000
         public init() {}
     }

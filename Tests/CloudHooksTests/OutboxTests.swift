@@ -80,6 +80,44 @@ final class OutboxWorkerTests: XCTestCase {
         XCTAssertEqual(error, "Boom()")
     }
 
+    func testOneBatchCommitsItsGoodJobsAndRollsBackOnlyTheFailingOne() throws {
+        struct Boom: Error {}
+        let temp = try makeDatabase()
+        let clock = TestClock()
+        try temp.database.write { c in
+            for payload in ["one", "bad", "three"] { try Outbox().enqueue(kind: "effect", payload: payload, now: clock.nowMillis(), on: c) }
+        }
+        let worker = OutboxWorker(database: temp.database, handlers: [
+            "effect": { job, connection in
+                try connection.execute("INSERT INTO effects (job) VALUES (\(job.payload))")
+                if job.payload == "bad" { throw Boom() }
+            },
+        ], clock: clock)
+        XCTAssertEqual(try worker.runDueJobs(), 3, "the three jobs run in one batch")
+        let effects = try temp.database.read { c in try c.fetchAll("SELECT job FROM effects ORDER BY rowid").map { try $0.decode("job", as: String.self) } }
+        XCTAssertEqual(effects, ["one", "three"], "the failing job's insert was rolled back to its savepoint; the others committed")
+        XCTAssertEqual(try state(temp), ["done", "pending", "done"], "the failing job waits for its retry")
+    }
+
+    func testABatchStopsTakingJobsAfterItsTimeBudget() throws {
+        let temp = try makeDatabase()
+        let clock = TestClock()
+        try temp.database.write { c in
+            for n in 0..<5 { try Outbox().enqueue(kind: "slow", payload: "\(n)", now: clock.nowMillis(), on: c) }
+        }
+        var configuration = OutboxWorker.Configuration()
+        configuration.batchMillis = 5
+        let worker = OutboxWorker(database: temp.database, handlers: [
+            "slow": { job, connection in
+                usleep(20_000)
+                try connection.execute("INSERT INTO effects (job) VALUES (\(job.payload))")
+            },
+        ], clock: clock, configuration: configuration)
+        XCTAssertEqual(try worker.runDueJobs(), 1, "the first job overran the 5 ms budget: the batch ends there")
+        XCTAssertEqual(try state(temp), ["done", "pending", "pending", "pending", "pending"], "the rest wait, unleased, for the next batch")
+        XCTAssertEqual(try worker.runDueJobs(), 1)
+    }
+
     func testAnExpiredLeaseMakesTheJobDueAgain() throws {
         let temp = try makeDatabase()
         let clock = TestClock()

@@ -1,8 +1,9 @@
 import XCTest
 
 /// GET /v1/feed/following: the likes, comments and follows made by the people I follow, newest
-/// first; never flags, never mine, nothing about a video hidden for me; follows and unfollows
-/// change it in the very next request.
+/// first; never flags, never mine, nothing about a video hidden for me. Follows, unfollows and
+/// deletions change it in the very next request; new activities arrive through the outbox
+/// worker, within its poll interval (the tests wait for them, up to 10 s).
 final class FeedFollowingTests: ServerTestCase {
     func testActivitiesOfPeopleIFollowNewestFirst() throws {
         let me = try client.signup()
@@ -26,7 +27,7 @@ final class FeedFollowingTests: ServerTestCase {
         try feedLike(me, video); tick()                        // mine
         try feedComment(me, video); tick()                     // mine
 
-        let following = try feedItems(.following, me)
+        let following = try feedItems(.following, me, once: { $0.count >= 4 })
         XCTAssertEqual(following.map(activityKey), [
             activityKey("like", from: friend, to: me, video: myVideo),
             activityKey("follow", from: friend, to: creator),
@@ -47,6 +48,8 @@ final class FeedFollowingTests: ServerTestCase {
         let me = try client.signup()
         let friend = try client.signup()
         let creator = try client.signup()
+        let witness = try client.signup()                      // follows the friend throughout
+        try feedFollow(witness, friend)
         let rallyId = try createRally()["id"] as? String ?? ""
         let video = try feedVideo(creator, rallyId)
         try feedLike(friend, video); tick()
@@ -64,12 +67,14 @@ final class FeedFollowingTests: ServerTestCase {
 
         let second = try feedVideo(creator, rallyId)
         try feedLike(friend, second)
-        XCTAssertEqual(try feedKeys(.following, me).first, activityKey("like", from: friend, to: creator, video: second),
-                       "a new like by someone I follow is at the head at once")
+        let newLike = activityKey("like", from: friend, to: creator, video: second)
+        XCTAssertEqual(try feedItems(.following, me, once: { $0.first.map(activityKey) == newLike }).first.map(activityKey), newLike,
+                       "a new like by someone I follow reaches the head")
 
         try feedUnfollow(me, friend)
         XCTAssertEqual(try feedKeys(.following, me), [], "unfollowing removes their activities in the very next request")
-        try feedComment(friend, second)
+        let lateComment = try feedComment(friend, second)
+        XCTAssertTrue(try waitUntil { try feedIds(.following, witness).contains(lateComment) }, "the worker fanned the comment out")
         XCTAssertEqual(try feedKeys(.following, me), [], "activities of someone I no longer follow stay out")
 
         try feedFollow(me, friend)
@@ -95,7 +100,7 @@ final class FeedFollowingTests: ServerTestCase {
         try feedLike(friend, kept); tick()                     // about the leaver's video
         try feedFollow(friend, survivor); tick()
         try feedFollow(leaver, survivor); tick()               // by the leaver
-        XCTAssertEqual(try feedItems(.following, me).count, 7)
+        XCTAssertEqual(try feedItems(.following, me, once: { $0.count >= 7 }).count, 7)
 
         assertSuccess(try client.request("DELETE", "/v1/comments/\(deletedComment)", token: friend.token), 204, "delete a comment")
         XCTAssertFalse(try feedIds(.following, me).contains(deletedComment), "a deleted comment leaves following")
@@ -130,7 +135,7 @@ final class FeedFollowingTests: ServerTestCase {
         try feedLike(friend, hiddenVideo); tick()
         try feedComment(friend, hiddenVideo); tick()
         try feedLike(friend, visible); tick()
-        XCTAssertEqual(try feedItems(.following, me).count, 3)
+        XCTAssertEqual(try feedItems(.following, me, once: { $0.count >= 3 }).count, 3)
 
         assertSuccess(try client.request("POST", "/v1/moderation/videos/\(hiddenVideo)/hide", token: mod.token), 200, "hide")
         XCTAssertEqual(try feedKeys(.following, me), [activityKey("like", from: friend, to: creator, video: visible)],

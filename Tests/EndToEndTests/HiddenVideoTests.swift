@@ -106,7 +106,8 @@ final class HiddenVideoTests: ServerTestCase {
         func aboutVideo(_ items: [[String: Any]]) -> Int {
             items.filter { child($0, "video")?["id"] as? String == scene.videoId || $0["id"] as? String == scene.videoId }.count
         }
-        XCTAssertEqual(aboutVideo(try firstPage("/v1/feed/following", watcher.token)), 2, "the watcher sees the like and the comment")
+        XCTAssertTrue(try waitUntil { aboutVideo(try firstPage("/v1/feed/following", watcher.token)) == 2 },
+                      "the watcher sees the like and the comment (the outbox worker brings them)")
         XCTAssertEqual(aboutVideo(try firstPage("/v1/feed/likes", liker.token)), 1, "the liker's likes list has it")
 
         assertSuccess(try client.request("POST", "/v1/moderation/videos/\(scene.videoId)/hide", token: try moderator().token), 200)

@@ -30,23 +30,22 @@ public struct Outbox: Sendable {
             """)
     }
 
-    /// Leases up to `limit` due jobs (pending and due, or leased with an expired lease),
-    /// oldest first, counting an attempt for each.
-    func lease(limit: Int, now: Int64, leaseMillis: Int64, on connection: any DatabaseConnection) throws -> [OutboxJob] {
-        let due = try connection.fetchAll("""
+    /// Up to `limit` due jobs (pending and due, or leased with an expired lease), oldest first.
+    func due(limit: Int, now: Int64, on connection: any DatabaseConnection) throws -> [Int64] {
+        try connection.fetchAll("""
             SELECT seq FROM outbox
             WHERE (state = 'pending' AND available_at <= \(now)) OR (state = 'leased' AND leased_until <= \(now))
             ORDER BY seq LIMIT \(limit)
             """).map { try $0.decode("seq", as: Int64.self) }
-        var jobs: [OutboxJob] = []
-        for seq in due {
-            guard let row = try connection.fetchOne("""
-                UPDATE outbox SET state = 'leased', leased_until = \(now + leaseMillis), attempts = attempts + 1
-                WHERE seq = \(seq) RETURNING seq, kind, payload, attempts
-                """) else { continue }
-            jobs.append(OutboxJob(seq: try row.decode("seq"), kind: try row.decode("kind"), payload: try row.decode("payload"), attempts: try row.decode("attempts")))
-        }
-        return jobs
+    }
+
+    /// Leases one job, counting an attempt.
+    func lease(_ seq: Int64, now: Int64, leaseMillis: Int64, on connection: any DatabaseConnection) throws -> OutboxJob? {
+        guard let row = try connection.fetchOne("""
+            UPDATE outbox SET state = 'leased', leased_until = \(now + leaseMillis), attempts = attempts + 1
+            WHERE seq = \(seq) RETURNING seq, kind, payload, attempts
+            """) else { return nil }
+        return OutboxJob(seq: try row.decode("seq"), kind: try row.decode("kind"), payload: try row.decode("payload"), attempts: try row.decode("attempts"))
     }
 
     func complete(_ seq: Int64, now: Int64, on connection: any DatabaseConnection) throws {
@@ -59,6 +58,11 @@ public struct Outbox: Sendable {
 
     func bury(_ seq: Int64, now: Int64, error: String, on connection: any DatabaseConnection) throws {
         try connection.execute("UPDATE outbox SET state = 'dead', finished_at = \(now), leased_until = NULL, last_error = \(error) WHERE seq = \(seq)")
+    }
+
+    /// The seq of the newest job, whatever its state (nil: none yet).
+    func newest(on connection: any DatabaseConnection) throws -> Int64? {
+        try connection.fetchValue("SELECT MAX(seq) FROM outbox", as: Int64?.self) ?? nil
     }
 
     /// Jobs waiting or running (for metrics and tests).

@@ -10,10 +10,10 @@ import VideoRegistry
 /// - Video saved (inserted): into the owner's home and their followers' (`Timelines`).
 /// - Video before delete: out of every home, with the following-feed rows of its activities.
 /// - Activity saved (inserted): likes, comments and follows into the author's followers'
-///   following feeds (flags never); a follow also copies the followed user's videos and
-///   recent activities into the follower's feeds.
-/// - Activity before delete: out of every following feed; an unfollow also takes the
-///   followed user's videos and activities out of the follower's feeds.
+///   following feeds through the outbox (flags never); a follow also copies the followed
+///   user's videos and recent activities into the follower's feeds, at once.
+/// - Activity before delete: out of every following feed through the outbox; an unfollow
+///   also takes the followed user's videos and activities out of the follower's feeds, at once.
 /// - Account before delete: the account's own feeds.
 enum FeedHooks {
     static func register(on registry: HookRegistry, timelines: Timelines, clock: any Clock) {
@@ -35,7 +35,7 @@ enum FeedHooks {
         }
         registry.beforeDelete(Activity.self) { event in
             let activity = event.entity
-            try timelines.activityDeleting(activityID: activity.id, on: event.connection)
+            try timelines.activityDeleting(activity, now: clock.nowMillis(), on: event.connection)
             if activity.kind == .follow {
                 try timelines.unfollowed(followerID: activity.fromUserID, targetID: activity.toUserID, on: event.connection)
             }

@@ -23,12 +23,14 @@ struct FeedStore {
     }
 
     /// Likes, comments and follows of the people the reader follows, newest first; those
-    /// about a video the reader may not see are left out.
+    /// about a video the reader may not see are left out. The join on the time as well as
+    /// the seq leaves out the rows of a deleted activity whose seq SQLite gave to a newer
+    /// one before the outbox cleaned them up.
     func following(readerSeq: Int64, viewer: Viewer, after: SeqPosition?, limit: Int, on connection: any DatabaseConnection) throws -> [(Activity, SeqPosition)] {
         let position: SQL = after.map { "AND (t.created_at, t.activity_seq) < (\($0.createdAt), \($0.seq))" } ?? ""
         return try connection.fetchAll("""
             SELECT \(Activity.columns), t.activity_seq AS position_seq
-            FROM following_timeline t JOIN activities a ON a.seq = t.activity_seq
+            FROM following_timeline t JOIN activities a ON a.seq = t.activity_seq AND a.created_at = t.created_at
             LEFT JOIN videos v ON v.id = a.video_id
             WHERE t.user_seq = \(readerSeq) \(position) AND (a.video_id IS NULL OR \(viewer.visibilityFilter()))
             ORDER BY t.created_at DESC, t.activity_seq DESC LIMIT \(limit)

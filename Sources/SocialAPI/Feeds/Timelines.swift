@@ -7,10 +7,21 @@ import Storage
 /// A reader's home and following feeds are read from their own rows, so a page costs the
 /// same however many people they follow. The cost moves to writes: a new video gets a row
 /// per follower of its owner, a like, comment or follow a row per follower of its author.
-/// Up to `syncLimit` followers are served inside the write's transaction (so a normal
-/// account's followers see the change at once); beyond that, batches of `batchSize` go
-/// through the outbox, so an account with very many followers costs a bounded amount per
-/// request and per job. Jobs re-check the follow at run time, so an unfollow in between wins.
+///
+/// - Videos: up to `syncLimit` followers are served inside the write's transaction (a normal
+///   account's followers see a new video at once); the rest go through the outbox in batches
+///   of `batchSize`, so an account with very many followers costs a bounded amount per
+///   request and per job.
+/// - Likes, comments and follows reach followers' following feeds only through the outbox,
+///   whose worker runs many jobs in one transaction (`OutboxWorker`). Likes and comments
+///   are the most frequent writes, and a row per follower inside each of them was most of
+///   their cost: every follower's timeline is a different B-tree page written to the WAL at
+///   every commit (BENCHMARKS.md). Followers see them within the worker's poll interval.
+/// - Removing an activity cleans its rows up through the outbox too; until then the
+///   feed's join to `activities` (on seq and time) already leaves them out.
+///
+/// Jobs re-check the follow at run time, so an unfollow in between wins; a job for an
+/// activity deleted in between finds nothing to copy.
 struct Timelines: Sendable {
     struct Configuration: Sendable {
         /// Followers served inside the write; the rest go to the outbox.
@@ -30,6 +41,7 @@ struct Timelines: Sendable {
         static let home = "fanout.home"
         static let following = "fanout.following"
         static let backfill = "backfill.home"
+        static let followingCleanup = "cleanup.following"
     }
 
     let configuration: Configuration
@@ -63,9 +75,10 @@ struct Timelines: Sendable {
         }
     }
 
-    /// A new like, comment or follow: the following feed of its author's followers.
+    /// A new like, comment or follow: the following feed of its author's followers, all
+    /// through the outbox.
     func activityCreated(activityID: String, now: Int64, on connection: any DatabaseConnection) throws {
-        try fanOutActivity(activityID: activityID, afterFollow: 0, limit: configuration.syncLimit, now: now, on: connection)
+        try fanOutActivity(activityID: activityID, afterFollow: 0, limit: 0, now: now, on: connection)
     }
 
     func fanOutActivity(activityID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
@@ -83,22 +96,27 @@ struct Timelines: Sendable {
         }
     }
 
-    /// The skeleton of both fan-outs: find the `limit` followers of `author` (a SQL
-    /// expression) whose follow comes after `afterFollow`, let `insert` write their rows up
-    /// to the last of those follows, and hand the position to `rest` when more remain.
+    /// The skeleton of every fan-out: find the `limit` followers of `author` (a SQL
+    /// expression) whose follow comes after `afterFollow`, let `each` work on their rows up
+    /// to the last of those follows, and hand the position to `rest` when more remain (with
+    /// a limit of 0, everything is left to `rest`).
     private func fanOut(
         author: SQL, afterFollow: Int64, limit: Int, on connection: any DatabaseConnection,
-        insert: (_ lastFollow: Int64) throws -> Void, rest: (_ lastFollow: Int64) throws -> Void
+        each insert: (_ lastFollow: Int64) throws -> Void, rest: (_ lastFollow: Int64) throws -> Void
     ) throws {
-        let last = try connection.fetchValue("""
-            SELECT MAX(seq) FROM (
-                SELECT f.seq FROM activities f
-                WHERE f.to_user_id = \(author) AND f.type = 4 AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
-            )
-            """, as: Int64?.self) ?? nil
-        guard let last else { return }
-        try insert(last)
-        if try hasFollowers(of: author, after: last, on: connection) { try rest(last) }
+        var reached = afterFollow
+        if limit > 0 {
+            let last = try connection.fetchValue("""
+                SELECT MAX(seq) FROM (
+                    SELECT f.seq FROM activities f
+                    WHERE f.to_user_id = \(author) AND f.type = 4 AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
+                )
+                """, as: Int64?.self) ?? nil
+            guard let last else { return }
+            try insert(last)
+            reached = last
+        }
+        if try hasFollowers(of: author, after: reached, on: connection) { try rest(reached) }
     }
 
     /// A new follow: the followed user's videos into the follower's home (the newest
@@ -148,17 +166,30 @@ struct Timelines: Sendable {
         try connection.execute("DELETE FROM following_timeline WHERE user_seq = \(follower) AND actor_seq = \(target)")
     }
 
-    /// An activity about to be deleted: its rows, found by primary key through its author's
-    /// followers (the only readers that can hold it: an unfollow already took it away from
-    /// the others, and a fan-out job still pending will find the activity gone).
-    func activityDeleting(activityID: String, on connection: any DatabaseConnection) throws {
-        try connection.execute("""
-            DELETE FROM following_timeline WHERE (user_seq, created_at, activity_seq) IN (
-                SELECT r.seq, a.created_at, a.seq FROM activities a
-                JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = 4
-                JOIN users r ON r.id = f.from_user_id
-                WHERE a.id = \(activityID))
-            """)
+    /// An activity about to be deleted: the outbox removes its rows (the feed query's join
+    /// leaves them out from now on). A fan-out job still pending will find the activity gone.
+    func activityDeleting(_ activity: Activity, now: Int64, on connection: any DatabaseConnection) throws {
+        guard let seq = try connection.fetchValue("SELECT seq FROM activities WHERE id = \(activity.id)", as: Int64.self) else { return }
+        try enqueue(JobKind.followingCleanup, [
+            "actor": .string(activity.fromUserID), "activity": .int(seq), "createdAt": .int(activity.createdAt), "after": .int(0),
+        ], now: now, on: connection)
+    }
+
+    /// Deletes an activity's rows by primary key through its author's followers whose follow
+    /// comes after `afterFollow` (the only readers that can hold it: an unfollow already took
+    /// it away from the others), `limit` of them; enqueues the rest.
+    func removeActivity(actorID: String, activitySeq: Int64, createdAt: Int64, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
+        try fanOut(author: "\(actorID)", afterFollow: afterFollow, limit: limit, on: connection) { last in
+            try connection.execute("""
+                DELETE FROM following_timeline WHERE (user_seq, created_at, activity_seq) IN (
+                    SELECT r.seq, \(createdAt), \(activitySeq) FROM activities f JOIN users r ON r.id = f.from_user_id
+                    WHERE f.to_user_id = \(actorID) AND f.type = 4 AND f.seq > \(afterFollow) AND f.seq <= \(last))
+                """)
+        } rest: { last in
+            try enqueue(JobKind.followingCleanup, [
+                "actor": .string(actorID), "activity": .int(activitySeq), "createdAt": .int(createdAt), "after": .int(last),
+            ], now: now, on: connection)
+        }
     }
 
     /// A video about to be deleted: its rows (the owner's and their followers') and those of
@@ -203,6 +234,12 @@ struct Timelines: Sendable {
             JobKind.following: { job, connection in
                 let input = try JobInput(job)
                 try fanOutActivity(activityID: try input.string("activity"), afterFollow: try input.int("after"), limit: batch, now: clock.nowMillis(), on: connection)
+            },
+            JobKind.followingCleanup: { job, connection in
+                let input = try JobInput(job)
+                try removeActivity(
+                    actorID: try input.string("actor"), activitySeq: try input.int("activity"), createdAt: try input.int("createdAt"),
+                    afterFollow: try input.int("after"), limit: batch, now: clock.nowMillis(), on: connection)
             },
             JobKind.backfill: { job, connection in
                 let input = try JobInput(job)

@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 
 /// One `sqlite3*` handle with its prepared-statement cache.
 ///
@@ -100,6 +101,17 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
+    /// Keeps `frames` equal to the number of frames in the WAL after each commit (SQLite's
+    /// WAL hook, https://sqlite.org/c3ref/wal_hook.html). This replaces `wal_autocheckpoint`,
+    /// which uses the same hook: whoever watches the count decides when to checkpoint.
+    func trackWALSize(in frames: WALFrameCount) {
+        sqlite3_wal_hook(handle, { context, _, _, count in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<WALFrameCount>.fromOpaque(context).takeUnretainedValue().value.store(Int(count), ordering: .relaxed)
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(frames).toOpaque())
+    }
+
     // MARK: Statements
 
     /// Steps through a query, decoding each row; `body` returns false to stop early.
@@ -188,4 +200,10 @@ final class SQLiteConnection: DatabaseConnection {
         let code = handle.map { sqlite3_extended_errcode($0) } ?? rc
         return SQLiteError(code: code, message: message, function: function, sql: sql)
     }
+}
+
+/// The WAL's size in frames as of the last commit, shared between the writer's WAL hook and
+/// the checkpointer. The owner keeps it alive as long as the connection.
+final class WALFrameCount: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -146,6 +146,19 @@ extension ServerTestCase {
         ids(try feedItems(feed, account, file: file, line: line))
     }
 
+    /// The whole feed once `settled` holds of it, polled every 50 ms for up to 10 s; the last
+    /// items read if it never does (the caller's assertions then say what is wrong). For the
+    /// following feed, which the outbox worker fills after the write has answered.
+    func feedItems(_ feed: Feed, _ account: Account, once settled: ([[String: Any]]) -> Bool,
+                   file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        var items: [[String: Any]] = []
+        _ = try waitUntil {
+            items = try feedItems(feed, account, file: file, line: line)
+            return settled(items)
+        }
+        return items
+    }
+
     /// `activityKey` of the whole feed's items (activities for news and following).
     func feedKeys(_ feed: Feed, _ account: Account, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         try feedItems(feed, account, file: file, line: line).map(activityKey)
