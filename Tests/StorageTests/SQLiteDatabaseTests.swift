@@ -128,6 +128,23 @@ final class SQLiteDatabaseTests: XCTestCase {
         let temp = try TemporaryDatabase()
         XCTAssertTrue(temp.database.ping())
     }
+
+    func testTheBackgroundCheckpointerStartsTheWALOverUnderSustainedWrites() throws {
+        let temp = try TemporaryDatabase { configuration in
+            configuration.checkpointPages = 50
+            configuration.writerCheckpointPages = 1_000_000   // the writer never checkpoints itself here
+        }
+        try temp.database.write { c in try c.execute("CREATE TABLE blobs (x BLOB NOT NULL)") }
+        // 300 commits of two pages or more each, over about a second: without the checkpointer
+        // (or if the WAL never restarted) it would hold over 600 pages.
+        for _ in 0..<300 {
+            try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
+            usleep(3_000)
+        }
+        let pages = temp.database.walFrames.value.load(ordering: .relaxed)
+        XCTAssertLessThan(pages, 400, "the WAL was copied back and started over while writes went on (\(pages) pages now)")
+        XCTAssertEqual(try temp.database.read { c in try c.fetchValue("SELECT COUNT(*) FROM blobs", as: Int.self) }, 300, "nothing lost")
+    }
 }
 
 /// Collects failures from concurrent closures.

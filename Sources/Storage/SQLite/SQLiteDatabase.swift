@@ -28,6 +28,13 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         /// temporary files. Bulk jobs that sort millions of rows choose files, so the sort
         /// does not count against the process's memory (https://sqlite.org/pragma.html#pragma_temp_store).
         public var temporaryStorageInMemory: Bool = true
+        /// The background checkpointer starts once the WAL holds this many pages (40 MB).
+        /// Rarely is cheaper, since a page written by many commits is copied back once
+        /// (checkpointing every 100 ms halved the writes per second of likes and comments).
+        public var checkpointPages = 10_000
+        /// Past this many (200 MB: the checkpointer far behind a long read), the writer
+        /// checkpoints after its commit, as SQLite's own autocheckpoint would.
+        public var writerCheckpointPages = 50_000
 
         public init(path: String) { self.path = path }
     }
@@ -40,15 +47,10 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     private let checkpointer: SQLiteConnection
     private let checkpointQueue = DispatchQueue(label: "pacenote.sqlite.checkpoint", qos: .utility)
     private let checkpointTimer: any DispatchSourceTimer
-    /// The WAL's size after the last commit, kept by the writer's WAL hook.
-    private let walFrames = WALFrameCount()
-    /// The checkpointer starts once the WAL holds this many frames (pages): 40 MB. Rarely is
-    /// cheaper, since a page written by many commits is copied back once (checkpointing
-    /// every 100 ms halved the writes per second of likes and comments).
-    static let checkpointFrames = 10_000
-    /// Past this many (200 MB, the checkpointer far behind a long read), the writer
-    /// checkpoints itself after its commit, what SQLite's own autocheckpoint would do.
-    static let writerCheckpointFrames = 50_000
+    /// The WAL's size after the last commit, kept by the writer's WAL hook (internal for tests).
+    let walFrames = WALFrameCount()
+    private let checkpointPages: Int
+    private let writerCheckpointPages: Int
     private let writerLock = NSLock()
     private let readerPool: ConnectionPool<SQLiteConnection>
 
@@ -63,6 +65,8 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         try writer.execute(SQL(unsafeSQL: "PRAGMA temp_store = \(configuration.temporaryStorageInMemory ? "MEMORY" : "FILE")"))
         try writer.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(configuration.cacheKiB)"))
         writer.trackWALSize(in: walFrames)
+        checkpointPages = configuration.checkpointPages
+        writerCheckpointPages = configuration.writerCheckpointPages
         checkpointer = try SQLiteConnection(path: configuration.path, flags: SQLITE_OPEN_READWRITE)
         try checkpointer.execute(SQL(unsafeSQL: "PRAGMA busy_timeout = \(configuration.busyTimeoutMillis)"))
         // A connection opens the WAL at its first read; until then a checkpoint on it is a
@@ -84,14 +88,14 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         checkpointTimer = DispatchSource.makeTimerSource(queue: checkpointQueue)
         checkpointTimer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(200), leeway: .milliseconds(50))
         checkpointTimer.setEventHandler { [weak self] in
-            guard let self, walFrames.value.load(ordering: .relaxed) >= Self.checkpointFrames else { return }
+            guard let self, walFrames.value.load(ordering: .relaxed) >= checkpointPages else { return }
             checkpoint()
         }
         checkpointTimer.resume()
     }
 
     /// Copies the WAL back into the database file so that the next write transaction can
-    /// start the WAL over. A failed pass is retried at the next tick; `writerCheckpointFrames`
+    /// start the WAL over. A failed pass is retried at the next tick; `writerCheckpointPages`
     /// is the backstop.
     ///
     /// Two passes. The first runs beside the writer and does nearly all the copying and
@@ -131,7 +135,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         do {
             let result = try body(writer)
             try writer.execute("COMMIT")
-            if walFrames.value.load(ordering: .relaxed) >= Self.writerCheckpointFrames { try? writer.checkpointPassive() }
+            if walFrames.value.load(ordering: .relaxed) >= writerCheckpointPages { try? writer.checkpointPassive() }
             return result
         } catch {
             _ = try? writer.execute("ROLLBACK")
