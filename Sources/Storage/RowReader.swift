@@ -1,31 +1,68 @@
+import CSQLite
+
 /// Reads a row's columns in order, one `next()` per column.
 ///
 /// Lets decoders of joined rows compose without hard-coded positions: a video decoder reads
 /// its columns, then the owner's decoder reads the next ones, and so on. Every query that
 /// uses one selects the columns in the order its decoders read them.
+///
+/// A reader handed out by `DatabaseConnection.fetchAll(_:reading:)` reads the driver's
+/// current row in place and is valid only inside that closure.
 public struct RowReader {
-    public let row: Row
+    @usableFromInline enum Source {
+        case row(Row)
+        /// A SQLite statement positioned on a row (SQLITE_ROW).
+        case sqlite(OpaquePointer, count: Int)
+    }
+
+    @usableFromInline let source: Source
     /// The position of the next column to read.
     @usableFromInline var index: Int
 
     public init(_ row: Row, from index: Int = 0) {
-        self.row = row
+        source = .row(row)
         self.index = index
+    }
+
+    init(sqlite statement: OpaquePointer, count: Int) {
+        source = .sqlite(statement, count: count)
+        index = 0
     }
 
     /// Decodes the next column and moves past it. Throws `StorageError.decoding` when there is
     /// no next column or it holds another type: a schema bug, never a client's fault.
     @inlinable
     public mutating func next<T: DatabaseValueConvertible>(as type: T.Type = T.self) throws(StorageError) -> T {
-        let value: T = try row.decode(at: index)
+        guard let value = value(at: index).flatMap(T.fromDatabaseValue) else {
+            throw StorageError.decoding(column: columnName(index), expected: String(describing: T.self))
+        }
         index += 1
         return value
     }
 
     /// True when the next column is NULL (it is not consumed).
     public var nextIsNull: Bool {
-        guard row.values.indices.contains(index), case .null = row.values[index] else { return false }
+        guard let value = value(at: index), case .null = value else { return false }
         return true
+    }
+
+    /// The value at `index`, nil past the last column.
+    @usableFromInline func value(at index: Int) -> DatabaseValue? {
+        switch source {
+        case .row(let row):
+            return row.values.indices.contains(index) ? row.values[index] : nil
+        case .sqlite(let statement, let count):
+            return index < count ? SQLiteConnection.value(statement, Int32(index)) : nil
+        }
+    }
+
+    @usableFromInline func columnName(_ index: Int) -> String {
+        switch source {
+        case .row(let row):
+            return row.columns.indices.contains(index) ? row.columns[index] : "#\(index)"
+        case .sqlite(let statement, let count):
+            return index < count ? sqlite3_column_name(statement, Int32(index)).map { String(cString: $0) } ?? "#\(index)" : "#\(index)"
+        }
     }
 }
 

@@ -26,12 +26,10 @@ public struct VideoStore: Sendable {
 
     /// The video, if the viewer may see it, as `selection` reads it.
     public func find<Item>(id: String, viewer: Viewer, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> Item? {
-        guard let row = try connection.fetchOne("""
+        try connection.fetchOne("""
             SELECT \(selection.columns) FROM videos v \(selection.joins)
             WHERE v.id = \(id) AND \(viewer.visibilityFilter())
-            """) else { return nil }
-        var reader = RowReader(row)
-        return try selection.read(&reader)
+            """, reading: selection.read)
     }
 
     // The lists take a `Selection` so that a page is one statement: the routes select each
@@ -44,7 +42,7 @@ public struct VideoStore: Sendable {
             SELECT \(selection.columns) FROM videos v \(selection.joins)
             WHERE v.owner_id = \(ownerID) AND \(viewer.visibilityFilter()) \(position)
             ORDER BY v.created_at DESC, v.id DESC LIMIT \(limit)
-            """).map { row in try Self.read(row, selection) }
+            """, reading: selection.read)
     }
 
     /// One rally day's videos the viewer may see, newest first.
@@ -54,7 +52,7 @@ public struct VideoStore: Sendable {
             SELECT \(selection.columns) FROM videos v \(selection.joins)
             WHERE v.rally_id = \(rallyID) AND v.day = \(day) AND \(viewer.visibilityFilter()) \(position)
             ORDER BY v.created_at DESC, v.id DESC LIMIT \(limit)
-            """).map { row in try Self.read(row, selection) }
+            """, reading: selection.read)
     }
 
     /// One rally day's videos the viewer may see, most liked first, then newest.
@@ -64,12 +62,7 @@ public struct VideoStore: Sendable {
             SELECT \(selection.columns) FROM videos v \(selection.joins)
             WHERE v.rally_id = \(rallyID) AND v.day = \(day) AND \(viewer.visibilityFilter()) \(position)
             ORDER BY v.likes_count DESC, v.created_at DESC, v.id DESC LIMIT \(limit)
-            """).map { row in try Self.read(row, selection) }
-    }
-
-    private static func read<Item>(_ row: Row, _ selection: Selection<Item>) throws -> Item {
-        var reader = RowReader(row)
-        return try selection.read(&reader)
+            """, reading: selection.read)
     }
 
     /// Every video of a user, for cascades.

@@ -45,10 +45,7 @@ struct ActivityStore: Sendable {
             SELECT \(selection.columns) FROM activities a \(selection.joins)
             WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.comment.sql) \(position)
             ORDER BY a.created_at, a.id LIMIT \(limit)
-            """).map { row in
-            var reader = RowReader(row)
-            return try selection.read(&reader)
-        }
+            """, reading: selection.read)
     }
 
     /// A video's likes, most recent first.

@@ -20,7 +20,7 @@ struct FeedStore {
             FROM home_timeline t JOIN videos v ON v.seq = t.video_seq \(selection.joins)
             WHERE t.user_seq = \(readerSeq) \(position) AND \(viewer.visibilityFilter())
             ORDER BY t.created_at DESC, t.video_seq DESC LIMIT \(limit)
-            """).map(Self.readSeq(selection))
+            """, reading: Self.positioned(selection))
     }
 
     /// Likes, comments and follows of the people the reader follows, newest first; those
@@ -33,7 +33,7 @@ struct FeedStore {
             FROM following_timeline t JOIN activities a ON a.seq = t.activity_seq \(selection.joins)
             WHERE t.user_seq = \(readerSeq) \(position) AND (a.video_id IS NULL OR \(viewer.visibilityFilter()))
             ORDER BY t.created_at DESC, t.activity_seq DESC LIMIT \(limit)
-            """).map(Self.readSeq(selection))
+            """, reading: Self.positioned(selection))
     }
 
     /// Likes, comments and follows aimed at the reader by others, newest first. Flags are
@@ -44,7 +44,7 @@ struct FeedStore {
             SELECT a.created_at, a.id, \(selection.columns) FROM activities a \(selection.joins)
             WHERE a.to_user_id = \(readerID) AND a.from_user_id <> \(readerID) AND a.type <> \(ActivityKind.inappropriate.sql) \(position)
             ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
-            """).map(Self.readTime(selection))
+            """, reading: Self.positioned(selection))
     }
 
     /// Videos the reader liked, most recently liked first; the position is the like's.
@@ -56,23 +56,15 @@ struct FeedStore {
             FROM activities a JOIN videos v ON v.id = a.video_id \(selection.joins)
             WHERE a.from_user_id = \(readerID) AND a.type = \(ActivityKind.like.sql) \(position) AND \(viewer.visibilityFilter())
             ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
-            """).map(Self.readTime(selection))
+            """, reading: Self.positioned(selection))
     }
 
-    /// Reads `(created_at, seq)`, then the item.
-    private static func readSeq<Item>(_ selection: Selection<Item>) -> (Row) throws -> (Item, SeqPosition) {
-        { row in
-            var reader = RowReader(row)
-            let position: SeqPosition = (try reader.next(), try reader.next())
-            return (try selection.read(&reader), position)
-        }
-    }
-
-    /// Reads `(created_at, id)`, then the item.
-    private static func readTime<Item>(_ selection: Selection<Item>) -> (Row) throws -> (Item, TimePosition) {
-        { row in
-            var reader = RowReader(row)
-            let position: TimePosition = (try reader.next(), try reader.next())
+    /// Reads the position's two columns, then the item.
+    private static func positioned<Item, First: DatabaseValueConvertible, Second: DatabaseValueConvertible>(
+        _ selection: Selection<Item>
+    ) -> (inout RowReader) throws -> (Item, (First, Second)) {
+        { reader in
+            let position: (First, Second) = (try reader.next(), try reader.next())
             return (try selection.read(&reader), position)
         }
     }

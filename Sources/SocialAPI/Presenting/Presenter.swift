@@ -121,9 +121,13 @@ extension Presenter {
         return "\(Video.columns), \(userColumns("o", callerID))\(liked)"
     }
 
-    /// The public fields of the user `alias`, then `isFollowing` (signed-in callers only).
+    /// The public fields of the user `alias`, then `isFollowing` (signed-in callers only; not
+    /// looked up for the caller themselves, who is the other user of every row of news).
     private static func userColumns(_ alias: String, _ callerID: String?) -> SQL {
-        let following: SQL = callerID.map { ", EXISTS (SELECT 1 FROM activities follows WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \($0) AND follows.to_user_id = \(unsafe: alias).id)" } ?? ""
+        let following: SQL = callerID.map { """
+            , CASE WHEN \(unsafe: alias).id = \($0) THEN 0 ELSE EXISTS (SELECT 1 FROM activities follows \
+            WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \($0) AND follows.to_user_id = \(unsafe: alias).id) END
+            """ } ?? ""
         return """
             \(unsafe: alias).id, \(unsafe: alias).username, \(unsafe: alias).display_name, \(unsafe: alias).avatar_url, \(unsafe: alias).role, \
             \(unsafe: alias).followers_count, \(unsafe: alias).following_count, \(unsafe: alias).videos_count, \(unsafe: alias).created_at\(following)
