@@ -78,6 +78,8 @@ def main():
                f"(and nginx) pinned to CPU 0, wrk to CPU 1.\n")
     targets = []  # (scale, description, value text, ok)
 
+    outbox_csv = os.path.join(folder, "outbox.csv")
+    outbox = list(csv.DictReader(open(outbox_csv))) if os.path.exists(outbox_csv) else []
     for scale in scales:
         imp = load(folder, f"{scale}-import.json", {})
         counters = load(folder, f"{scale}-counters.json")
@@ -91,6 +93,13 @@ def main():
                         f"database {imp['db_bytes'] / 2**20:.0f} MiB")
         if server:
             bits.append(f"server peak RSS {server['server_peak_rss_kb'] / 1024:.0f} MiB")
+        drains = [r for r in outbox if r["scale"] == scale]
+        if drains:
+            worst = max(drains, key=lambda r: float(r["drain_s"]))
+            left = sum(int(r["left"]) for r in drains)
+            bits.append(f"following-feed fan-out backlog after a write scenario at most {int(worst['backlog']):,} jobs "
+                        f"({worst['scenario']}), drained in at most {worst['drain_s']} s"
+                        + (f" (**{left:,} jobs never drained**)" if left else ""))
         if counters:
             bits.append("counters exact after the writes" if counters["ok"] else
                         f"**counters drift**: {counters['videos_drifting']} videos, {counters['users_drifting']} users")

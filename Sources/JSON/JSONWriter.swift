@@ -216,23 +216,51 @@ public struct JSONWriter: Sendable {
     }
 
     @usableFromInline mutating func writeInteger(_ i: Int64) {
-        if i < 0 { buffer.append(UInt8(ascii: "-")) }
-        // Work on the magnitude so Int64.min does not overflow; digits come out reversed.
-        var magnitude = i.magnitude
-        let first = buffer.count
-        repeat {
-            buffer.append(UInt8(ascii: "0") &+ UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        buffer[first...].reverse()
+        // Counters are mostly one digit: no buffer for those.
+        if (0..<10).contains(i) {
+            buffer.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: i))
+            return
+        }
+        // Two digits per lookup, right to left into a stack buffer, then one append. The
+        // magnitude keeps Int64.min from overflowing.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            let base = digits.baseAddress!
+            var magnitude = i.magnitude
+            var index = 20
+            while magnitude >= 100 {
+                index -= 2
+                storeDigitPair(Int(magnitude % 100), at: base + index)
+                magnitude /= 100
+            }
+            if magnitude >= 10 {
+                index -= 2
+                storeDigitPair(Int(magnitude), at: base + index)
+            } else {
+                index -= 1
+                base[index] = UInt8(ascii: "0") &+ UInt8(magnitude)
+            }
+            if i < 0 { buffer.append(UInt8(ascii: "-")) }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[index...]))
+        }
     }
 
     static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// True for the bytes `writeEscaped` must look at: controls, `"`, `\\`, and 0xE2 (the first
+    /// byte of U+2028 and U+2029).
+    @inline(__always) static func mayNeedEscape(_ b: UInt8) -> Bool {
+        b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b == 0xE2
+    }
 
     @usableFromInline mutating func writeEscaped(_ s: String) {
         buffer.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
+            // Most strings (ids, names, titles) need no escape: one scan, one copy.
+            guard utf8.contains(where: Self.mayNeedEscape) else {
+                buffer.append(contentsOf: utf8)
+                return
+            }
             var start = 0
             var i = 0
             let n = utf8.count

@@ -9,6 +9,10 @@ public protocol DatabaseConnection: AnyObject {
     func execute(_ sql: SQL) throws(StorageError) -> Int
     /// Runs a query and decodes every row.
     func fetchAll(_ sql: SQL) throws(StorageError) -> [Row]
+    /// Runs a query and reads each row with `read`, in place: no `Row` is built, which
+    /// matters on hot paths (a page of 20 rows of 50 columns). The reader is valid only
+    /// inside `read`.
+    func fetchAll<T>(_ sql: SQL, reading read: (inout RowReader) throws -> T) throws -> [T]
     /// Runs a query and decodes its first row, if any.
     func fetchOne(_ sql: SQL) throws(StorageError) -> Row?
     /// Runs several trusted statements separated by semicolons (migrations).
@@ -16,6 +20,11 @@ public protocol DatabaseConnection: AnyObject {
 }
 
 extension DatabaseConnection {
+    /// The row of a query that answers at most one (every row is read), read in place.
+    public func fetchOne<T>(_ sql: SQL, reading read: (inout RowReader) throws -> T) throws -> T? {
+        try fetchAll(sql, reading: read).first
+    }
+
     /// The first column of the first row, decoded.
     public func fetchValue<T: DatabaseValueConvertible>(_ sql: SQL, as type: T.Type = T.self) throws(StorageError) -> T? {
         guard let row = try fetchOne(sql) else { return nil }

@@ -27,23 +27,32 @@ extension Video {
     /// comparison per column per row, which showed up in profiles of list pages):
     /// every query that builds one selects `columns` first.
     public init(row: Row) throws {
-        id = try row.decode(at: 0)
-        let stored: String = try row.decode(at: 1)
+        var reader = RowReader(row)
+        try self.init(reading: &reader)
+    }
+
+    /// Reads the next columns of a row, in the order of `columns`.
+    public init(reading reader: inout RowReader) throws {
+        id = try reader.next()
+        let stored: String = try reader.next()
         guard let youtubeID = YouTubeID(parsing: stored) else {
             throw StorageError.decoding(column: "youtube_id", expected: "a YouTube id")
         }
         self.youtubeID = youtubeID
-        title = try row.decode(at: 2)
-        description = try row.decode(at: 3)
-        rallyID = try row.decode(at: 4)
-        day = try row.decode(at: 5)
-        ownerID = try row.decode(at: 6)
-        hidden = try row.decode(at: 7)
-        likesCount = try row.decode(at: 8)
-        commentsCount = try row.decode(at: 9)
-        flagsCount = try row.decode(at: 10)
-        createdAt = try row.decode(at: 11)
+        title = try reader.next()
+        description = try reader.next()
+        rallyID = try reader.next()
+        day = try reader.next()
+        ownerID = try reader.next()
+        hidden = try reader.next()
+        likesCount = try reader.next()
+        commentsCount = try reader.next()
+        flagsCount = try reader.next()
+        createdAt = try reader.next()
     }
+
+    /// Plain video rows, nothing joined.
+    public static let selection = Selection(columns: columns) { reader in try Video(reading: &reader) }
 }
 
 /// Who is looking, for the visibility of hidden videos: their owner, moderators and admins

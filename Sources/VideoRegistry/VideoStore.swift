@@ -24,34 +24,45 @@ public struct VideoStore: Sendable {
         return try connection.fetchAll("SELECT \(Video.columns) FROM videos v WHERE v.id IN (\(list))").map(Video.init(row:))
     }
 
+    /// The video, if the viewer may see it, as `selection` reads it.
+    public func find<Item>(id: String, viewer: Viewer, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> Item? {
+        try connection.fetchOne("""
+            SELECT \(selection.columns) FROM videos v \(selection.joins)
+            WHERE v.id = \(id) AND \(viewer.visibilityFilter())
+            """, reading: selection.read)
+    }
+
+    // The lists take a `Selection` so that a page is one statement: the routes select each
+    // video with its owner and the caller's flags (SocialAPI's Presenter), not the bare row.
+
     /// A user's videos the viewer may see, newest first, `limit` of them after `after`.
-    public func byOwner(_ ownerID: String, viewer: Viewer, after: RecentPosition?, limit: Int, on connection: any DatabaseConnection) throws -> [Video] {
+    public func byOwner<Item>(_ ownerID: String, viewer: Viewer, after: RecentPosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
         let position: SQL = after.map { "AND (v.created_at, v.id) < (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
-            SELECT \(Video.columns) FROM videos v
+            SELECT \(selection.columns) FROM videos v \(selection.joins)
             WHERE v.owner_id = \(ownerID) AND \(viewer.visibilityFilter()) \(position)
             ORDER BY v.created_at DESC, v.id DESC LIMIT \(limit)
-            """).map(Video.init(row:))
+            """, reading: selection.read)
     }
 
     /// One rally day's videos the viewer may see, newest first.
-    public func byDay(rallyID: String, day: Int, viewer: Viewer, after: RecentPosition?, limit: Int, on connection: any DatabaseConnection) throws -> [Video] {
+    public func byDay<Item>(rallyID: String, day: Int, viewer: Viewer, after: RecentPosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
         let position: SQL = after.map { "AND (v.created_at, v.id) < (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
-            SELECT \(Video.columns) FROM videos v
+            SELECT \(selection.columns) FROM videos v \(selection.joins)
             WHERE v.rally_id = \(rallyID) AND v.day = \(day) AND \(viewer.visibilityFilter()) \(position)
             ORDER BY v.created_at DESC, v.id DESC LIMIT \(limit)
-            """).map(Video.init(row:))
+            """, reading: selection.read)
     }
 
     /// One rally day's videos the viewer may see, most liked first, then newest.
-    public func topByDay(rallyID: String, day: Int, viewer: Viewer, after: TopPosition?, limit: Int, on connection: any DatabaseConnection) throws -> [Video] {
+    public func topByDay<Item>(rallyID: String, day: Int, viewer: Viewer, after: TopPosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
         let position: SQL = after.map { "AND (v.likes_count, v.created_at, v.id) < (\($0.likes), \($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
-            SELECT \(Video.columns) FROM videos v
+            SELECT \(selection.columns) FROM videos v \(selection.joins)
             WHERE v.rally_id = \(rallyID) AND v.day = \(day) AND \(viewer.visibilityFilter()) \(position)
             ORDER BY v.likes_count DESC, v.created_at DESC, v.id DESC LIMIT \(limit)
-            """).map(Video.init(row:))
+            """, reading: selection.read)
     }
 
     /// Every video of a user, for cascades.

@@ -71,6 +71,12 @@ public final class Videos: Sendable {
         return video
     }
 
+    /// The video as `selection` reads it, if the viewer may see it (one statement).
+    public func visible<Item>(id: String, viewer: Viewer, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> Item {
+        guard let item = try store.find(id: id, viewer: viewer, selecting: selection, on: connection) else { throw VideoRegistryError.notFound }
+        return item
+    }
+
     /// Changes title or description (owner only; moderators hide instead).
     public func update(id: String, title: String?, description: String?, by identity: Accounts.Identity) throws -> Video {
         let viewer = Viewer(identity)

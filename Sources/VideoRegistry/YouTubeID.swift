@@ -45,6 +45,9 @@ extension YouTubeID {
     private typealias Bytes = ArraySlice<UInt8>
 
     private static func parse(_ input: String) -> String? {
+        // A bare id, as every stored one is: taken as it is (trimming looks up Unicode
+        // properties per character, which showed up in profiles of video lists).
+        if input.utf8.count == idLength, input.utf8.allSatisfy(isIDByte) { return input }
         // A character is 1 to 4 UTF-8 bytes: up to max bytes is surely short enough, over 4 × max surely
         // too long, and only in between are characters counted (a bounded walk).
         let byteCount = input.utf8.count
@@ -102,10 +105,12 @@ extension YouTubeID {
     }
 
     private static func isID(_ bytes: Bytes) -> Bool {
-        bytes.count == idLength && bytes.allSatisfy { byte in
-            (byte >= ascii("0") && byte <= ascii("9")) || (byte >= ascii("A") && byte <= ascii("Z"))
-                || (byte >= ascii("a") && byte <= ascii("z")) || byte == ascii("_") || byte == ascii("-")
-        }
+        bytes.count == idLength && bytes.allSatisfy(isIDByte)
+    }
+
+    private static func isIDByte(_ byte: UInt8) -> Bool {
+        (byte >= ascii("0") && byte <= ascii("9")) || (byte >= ascii("A") && byte <= ascii("Z"))
+            || (byte >= ascii("a") && byte <= ascii("z")) || byte == ascii("_") || byte == ascii("-")
     }
 
     /// The input's UTF-8 without surrounding Unicode whitespace (pasted links bring newlines and NBSPs).

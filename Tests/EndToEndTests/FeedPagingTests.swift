@@ -44,6 +44,11 @@ final class FeedPagingTests: ServerTestCase {
             try feedLike(two, video)
             tick()
         }
+        // Each following feed gets the other's follow and six likes through the outbox worker:
+        // wait for all seven, so the tests below compare a feed that no longer changes.
+        for account in [one, two] {
+            XCTAssertEqual(try feedItems(.following, account, once: { $0.count >= 7 }).count, 7, "\(account.username)'s following feed settles")
+        }
         return (one, two)
     }
 

@@ -75,6 +75,33 @@ final class JSONWriterTests: XCTestCase {
             #"{"a":1,"b":-9223372036854775808,"c":true,"d":null,"e":null,"f":2.5,"g":[1,2,3],"h":[],"i":{}}"#)
     }
 
+    func testIntegersMatchTheirDescription() {
+        var values: [Int64] = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1_000, 65_535, -1, -9, -10, -99, -100,
+                               Int64(Int32.max), Int64(Int32.min), Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+        var power: Int64 = 1
+        while power <= Int64.max / 10 {
+            values += [power - 1, power, power + 1, -power]
+            power *= 10
+        }
+        for i in values {
+            var w = JSONWriter()
+            w.value(i)
+            XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), String(i))
+        }
+    }
+
+    func testStringsWithoutEscapesAreCopiedAsTheyAre() {
+        for s in ["", "a", "abcDEF0123456789", "Rallye Portugal Ñandú ß 🏎️", "/slash is fine/", "\u{7F} delete", "\u{2027}\u{202A}"] {
+            var w = JSONWriter()
+            w.value(s)
+            XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), "\"" + s + "\"")
+        }
+        // 0xE2 starts many characters besides U+2028/9; only those two are escaped.
+        var w = JSONWriter()
+        w.value("\u{2026}\u{2028}\u{20AC}")
+        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), #""…\u2028€""#)
+    }
+
     func testJSONValueRoundTrip() throws {
         let value = JSONValue.object([
             "n": .null, "b": .bool(false), "i": .int(-42), "d": .double(0.1),

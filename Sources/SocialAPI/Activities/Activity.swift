@@ -42,15 +42,21 @@ extension Activity {
     /// comparison per column per row, which showed up in profiles of list pages):
     /// every query that builds one selects `columns` first.
     init(row: Row) throws {
-        id = try row.decode(at: 0)
-        guard let kind = ActivityKind(rawValue: try row.decode(at: 1)) else {
+        var reader = RowReader(row)
+        try self.init(reading: &reader)
+    }
+
+    /// Reads the next columns of a row, in the order of `columns`.
+    init(reading reader: inout RowReader) throws {
+        id = try reader.next()
+        guard let kind = ActivityKind(rawValue: try reader.next()) else {
             throw StorageError.decoding(column: "type", expected: "an activity type 1...4")
         }
         self.kind = kind
-        fromUserID = try row.decode(at: 2)
-        toUserID = try row.decode(at: 3)
-        videoID = try row.decode(at: 4)
-        content = try row.decode(at: 5)
-        createdAt = try row.decode(at: 6)
+        fromUserID = try reader.next()
+        toUserID = try reader.next()
+        videoID = try reader.next()
+        content = try reader.next()
+        createdAt = try reader.next()
     }
 }

@@ -38,14 +38,14 @@ struct ActivityStore: Sendable {
             """).map(Activity.init(row:))
     }
 
-    /// A video's comments, oldest first.
-    func comments(videoID: String, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [Activity] {
+    /// A video's comments, oldest first, as `selection` reads them.
+    func comments<Item>(videoID: String, after: Position?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
         let position: SQL = after.map { "AND (a.created_at, a.id) > (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
-            SELECT \(Activity.columns) FROM activities a
+            SELECT \(selection.columns) FROM activities a \(selection.joins)
             WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.comment.sql) \(position)
             ORDER BY a.created_at, a.id LIMIT \(limit)
-            """).map(Activity.init(row:))
+            """, reading: selection.read)
     }
 
     /// A video's likes, most recent first.

@@ -22,9 +22,14 @@ struct PagedLists: Sendable {
         present: ([Row], any DatabaseConnection) throws -> [Item]
     ) throws -> Response {
         let page = try PageRequest.parse(request, codec: codec, scope: scope)
-        return .json(200, try database.read { connection in
+        let items = try database.read { connection in
             try Page.make(rows: try fetch(page.after, page.limit + 1, connection), limit: page.limit, scope: scope, codec: codec,
                           position: position, items: { try present($0, connection) })
-        })
+        }
+        // Room for a presented video or activity per item (1 to 2 KiB), so a page is written
+        // without regrowing the buffer (each regrowth copies everything written so far).
+        var writer = JSONWriter(capacity: 2_048 * (page.limit + 1))
+        items.encode(to: &writer)
+        return .json(200, writer: writer)
     }
 }

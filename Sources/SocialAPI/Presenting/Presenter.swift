@@ -2,8 +2,12 @@ import Auth
 import Storage
 import VideoRegistry
 
-/// Turns domain values into API objects for one caller, loading what they need in a few
-/// batched queries per page (owners, `likedByMe`, `isFollowing`), never one per item.
+/// Turns domain values into API objects for one caller.
+///
+/// Read paths select what they present in the same statement as the list itself
+/// (`videoSelection`, `activitySelection`: each row joined with its users and carrying the
+/// caller's flags). Write answers present values they already hold, loading owners,
+/// `likedByMe` and `isFollowing` in a few batched queries, never one per item.
 struct Presenter {
     let identity: Accounts.Identity?
     let connection: any DatabaseConnection
@@ -69,5 +73,89 @@ struct Presenter {
     private func usersByID(_ ids: Set<String>) throws -> [String: UserJSON] {
         let found = try accounts.find(ids: Array(ids), on: connection)
         return Dictionary(uniqueKeysWithValues: zip(found.map(\.id), try users(found)))
+    }
+}
+
+// MARK: Selections: a page in one statement
+
+// A page used to take four statements (the list, then owners, `isFollowing` and `likedByMe`
+// for its ids) and as many dictionaries and sets; now each row comes with its users joined
+// and the caller's flags as EXISTS subqueries. Those probe the partial unique indexes
+// `activities_one_like` and `activities_one_follow`, which SQLite only uses because the
+// activity type is a SQL literal (`ActivityKind.sql`), never a bound value.
+extension Presenter {
+    /// A video (`v`, from the caller's FROM) with its owner (joined as `o`), `likedByMe`
+    /// and the owner's `isFollowing`. Hidden videos are the query's to filter out.
+    static func videoSelection(for identity: Accounts.Identity?) -> Selection<VideoJSON> {
+        let callerID = identity?.userID
+        return Selection(columns: videoColumns(callerID), joins: "JOIN users o ON o.id = v.owner_id") { reader in
+            try readVideo(&reader, callerID: callerID)
+        }
+    }
+
+    /// An activity (`a`, from the caller's FROM) with its users (`fu`, `tu`) and its video
+    /// (`v`, left-joined, so a caller's WHERE may filter on it) as `videoSelection` presents
+    /// it; a video the caller may not see is presented as null.
+    static func activitySelection(for identity: Accounts.Identity?) -> Selection<ActivityJSON> {
+        let callerID = identity?.userID
+        let viewer = Viewer(identity)
+        return Selection(
+            columns: "\(Activity.columns), \(userColumns("fu", callerID)), \(userColumns("tu", callerID)), \(videoColumns(callerID))",
+            joins: """
+                JOIN users fu ON fu.id = a.from_user_id JOIN users tu ON tu.id = a.to_user_id
+                LEFT JOIN videos v ON v.id = a.video_id LEFT JOIN users o ON o.id = v.owner_id
+                """
+        ) { reader in
+            let activity = try Activity(reading: &reader)
+            let from = try readUser(&reader, callerID: callerID)
+            let to = try readUser(&reader, callerID: callerID)
+            // No video (a follow): the video's columns are all NULL and are not read.
+            let video = reader.nextIsNull ? nil : try readVideo(&reader, callerID: callerID)
+            return ActivityJSON(activity: activity, fromUser: from, toUser: to, video: video.flatMap { viewer.canSee($0.video) ? $0 : nil })
+        }
+    }
+
+    /// `Video.columns`, its owner `o` as `userColumns` selects it, then `likedByMe` (signed-in callers only).
+    private static func videoColumns(_ callerID: String?) -> SQL {
+        let liked: SQL = callerID.map { ", EXISTS (SELECT 1 FROM activities liked WHERE liked.type = \(ActivityKind.like.sql) AND liked.from_user_id = \($0) AND liked.video_id = v.id)" } ?? ""
+        return "\(Video.columns), \(userColumns("o", callerID))\(liked)"
+    }
+
+    /// The public fields of the user `alias`, then `isFollowing` (signed-in callers only; not
+    /// looked up for the caller themselves, who is the other user of every row of news).
+    private static func userColumns(_ alias: String, _ callerID: String?) -> SQL {
+        let following: SQL = callerID.map { """
+            , CASE WHEN \(unsafe: alias).id = \($0) THEN 0 ELSE EXISTS (SELECT 1 FROM activities follows \
+            WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \($0) AND follows.to_user_id = \(unsafe: alias).id) END
+            """ } ?? ""
+        return """
+            \(unsafe: alias).id, \(unsafe: alias).username, \(unsafe: alias).display_name, \(unsafe: alias).avatar_url, \(unsafe: alias).role, \
+            \(unsafe: alias).followers_count, \(unsafe: alias).following_count, \(unsafe: alias).videos_count, \(unsafe: alias).created_at\(following)
+            """
+    }
+
+    /// Reads what `videoColumns` selects.
+    static func readVideo(_ reader: inout RowReader, callerID: String?) throws -> VideoJSON {
+        let video = try Video(reading: &reader)
+        let owner = try readUser(&reader, callerID: callerID)
+        let liked: Bool? = callerID == nil ? nil : try reader.next()
+        return VideoJSON(video: video, owner: owner, likedByMe: liked)
+    }
+
+    /// Reads what `userColumns` selects. The caller sees themselves as anyone does (no `isFollowing`).
+    static func readUser(_ reader: inout RowReader, callerID: String?) throws -> UserJSON {
+        let id: String = try reader.next()
+        let username: String = try reader.next()
+        let displayName: String = try reader.next()
+        let avatarURL: String? = try reader.next()
+        let roleName: String = try reader.next()
+        guard let role = Role(rawValue: roleName) else { throw StorageError.decoding(column: "role", expected: "a role name") }
+        let profile = UserJSON.Profile(
+            id: id, username: username, displayName: displayName, avatarURL: avatarURL, role: role,
+            followersCount: try reader.next(), followingCount: try reader.next(), videosCount: try reader.next(),
+            createdAt: try reader.next())
+        guard let callerID else { return UserJSON(profile: profile, isFollowing: nil) }
+        let following: Bool = try reader.next()
+        return UserJSON(profile: profile, isFollowing: profile.id == callerID ? nil : following)
     }
 }

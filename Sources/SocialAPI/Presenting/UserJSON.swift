@@ -12,26 +12,60 @@ struct UserJSON: JSONEncodable {
         case owner
     }
 
-    let account: Account
+    /// The fields every caller sees; read straight from a joined row when a user is
+    /// presented inside a video or an activity (`Presenter`), so no whole `Account` is loaded.
+    struct Profile: Sendable, Equatable {
+        let id: String
+        let username: String
+        let displayName: String
+        let avatarURL: String?
+        let role: Role
+        let followersCount: Int
+        let followingCount: Int
+        let videosCount: Int
+        let createdAt: Int64
+    }
+
+    let profile: Profile
     let view: View
+    /// The caller's own account, set for the `.owner` view only (its private fields).
+    private let account: Account?
+
+    init(account: Account, view: View) {
+        profile = Profile(
+            id: account.id, username: account.username, displayName: account.displayName, avatarURL: account.avatarURL,
+            role: account.role, followersCount: account.followersCount, followingCount: account.followingCount,
+            videosCount: account.videosCount, createdAt: account.createdAt)
+        self.view = view
+        self.account = if case .owner = view { account } else { nil }
+    }
+
+    /// Another user, or the caller as others see them: `isFollowing` is nil for anonymous
+    /// callers and for the caller themselves.
+    init(profile: Profile, isFollowing: Bool?) {
+        self.profile = profile
+        view = isFollowing.map { .signedIn(isFollowing: $0) } ?? .anonymous
+        account = nil
+    }
 
     func encode(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.field("id", account.id)
-        writer.field("username", account.username)
-        writer.field("displayName", account.displayName)
-        writer.field("avatarUrl", account.avatarURL)
-        writer.field("role", account.role.rawValue)
-        writer.field("followersCount", account.followersCount)
-        writer.field("followingCount", account.followingCount)
-        writer.field("videosCount", account.videosCount)
-        writer.field("createdAt", timestampMillis: account.createdAt)
+        writer.field("id", profile.id)
+        writer.field("username", profile.username)
+        writer.field("displayName", profile.displayName)
+        writer.field("avatarUrl", profile.avatarURL)
+        writer.field("role", profile.role.rawValue)
+        writer.field("followersCount", profile.followersCount)
+        writer.field("followingCount", profile.followingCount)
+        writer.field("videosCount", profile.videosCount)
+        writer.field("createdAt", timestampMillis: profile.createdAt)
         switch view {
         case .anonymous:
             break
         case .signedIn(let isFollowing):
             writer.field("isFollowing", isFollowing)
         case .owner:
+            guard let account else { break }
             writer.field("email", account.email)
             writer.field("emailVerified", account.emailVerified)
             writer.key("notificationSettings")

@@ -19,39 +19,43 @@ struct FeedRoutes {
         let me = try context.caller()
         return try lists.respond(request, scope: "feed-home|\(me.userID)",
             fetch: { after, limit, connection in
-                try FeedStore().home(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(after), limit: limit, on: connection)
+                try FeedStore().home(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(after), limit: limit,
+                                     selecting: Presenter.videoSelection(for: me), on: connection)
             },
             position: { Positions.seq($0.1.createdAt, $0.1.seq) },
-            present: { rows, connection in try Presenter(me, connection).videos(rows.map(\.0)) })
+            present: { rows, _ in rows.map(\.0) })
     }
 
     @Sendable func following(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
         return try lists.respond(request, scope: "feed-following|\(me.userID)",
             fetch: { after, limit, connection in
-                try FeedStore().following(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(after), limit: limit, on: connection)
+                try FeedStore().following(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(after), limit: limit,
+                                          selecting: Presenter.activitySelection(for: me), on: connection)
             },
             position: { Positions.seq($0.1.createdAt, $0.1.seq) },
-            present: { rows, connection in try Presenter(me, connection).activities(rows.map(\.0)) })
+            present: { rows, _ in rows.map(\.0) })
     }
 
     @Sendable func news(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
         return try lists.respond(request, scope: "feed-news|\(me.userID)",
             fetch: { after, limit, connection in
-                try FeedStore().news(readerID: me.userID, after: try Positions.time(after), limit: limit, on: connection)
+                try FeedStore().news(readerID: me.userID, after: try Positions.time(after), limit: limit,
+                                     selecting: Presenter.activitySelection(for: me), on: connection)
             },
-            position: { Positions.time($0.createdAt, $0.id) },
-            present: { rows, connection in try Presenter(me, connection).activities(rows) })
+            position: { Positions.time($0.1.createdAt, $0.1.id) },
+            present: { rows, _ in rows.map(\.0) })
     }
 
     @Sendable func likes(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
         return try lists.respond(request, scope: "feed-likes|\(me.userID)",
             fetch: { after, limit, connection in
-                try FeedStore().likes(readerID: me.userID, viewer: Viewer(me), after: try Positions.time(after), limit: limit, on: connection)
+                try FeedStore().likes(readerID: me.userID, viewer: Viewer(me), after: try Positions.time(after), limit: limit,
+                                      selecting: Presenter.videoSelection(for: me), on: connection)
             },
             position: { Positions.time($0.1.createdAt, $0.1.id) },
-            present: { rows, connection in try Presenter(me, connection).videos(rows.map(\.0)) })
+            present: { rows, _ in rows.map(\.0) })
     }
 }

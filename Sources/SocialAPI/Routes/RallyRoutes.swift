@@ -61,13 +61,16 @@ struct RallyRoutes {
         guard sort == "recent" || sort == "top" else { throw APIError.validation("sort", "sort is recent or top.") }
         let identity = context.identity
         let top = sort == "top"
+        let selection = Presenter.videoSelection(for: identity)
         return try lists.respond(request, scope: "rally-day-videos|\(rally.id)|\(day)|\(sort)",
             fetch: { after, limit, connection in
-                top ? try VideoStore().topByDay(rallyID: rally.id, day: day, viewer: Viewer(identity), after: try Positions.top(after), limit: limit, on: connection)
-                    : try VideoStore().byDay(rallyID: rally.id, day: day, viewer: Viewer(identity), after: try Positions.time(after), limit: limit, on: connection)
+                top ? try VideoStore().topByDay(rallyID: rally.id, day: day, viewer: Viewer(identity), after: try Positions.top(after), limit: limit,
+                                                selecting: selection, on: connection)
+                    : try VideoStore().byDay(rallyID: rally.id, day: day, viewer: Viewer(identity), after: try Positions.time(after), limit: limit,
+                                             selecting: selection, on: connection)
             },
-            position: { top ? Positions.top($0.likesCount, $0.createdAt, $0.id) : Positions.time($0.createdAt, $0.id) },
-            present: { videos, connection in try Presenter(identity, connection).videos(videos) })
+            position: { top ? Positions.top($0.video.likesCount, $0.video.createdAt, $0.video.id) : Positions.time($0.video.createdAt, $0.video.id) },
+            present: { videos, _ in videos })
     }
 
     /// Reads the rally fields of a POST or PATCH body; dates are `YYYY-MM-DD`.

@@ -31,10 +31,11 @@ struct UserRoutes {
         let identity = context.identity
         return try lists.respond(request, scope: "user-videos|\(user.id)",
             fetch: { after, limit, connection in
-                try VideoStore().byOwner(user.id, viewer: Viewer(identity), after: try Positions.time(after), limit: limit, on: connection)
+                try VideoStore().byOwner(user.id, viewer: Viewer(identity), after: try Positions.time(after), limit: limit,
+                                         selecting: Presenter.videoSelection(for: identity), on: connection)
             },
-            position: { Positions.time($0.createdAt, $0.id) },
-            present: { videos, connection in try Presenter(identity, connection).videos(videos) })
+            position: { Positions.time($0.video.createdAt, $0.video.id) },
+            present: { videos, _ in videos })
     }
 
     @Sendable func followers(_ request: Request, _ context: Context) throws -> Response {

@@ -43,8 +43,7 @@ struct VideoRoutes {
         let id = try context.parameters.require("id")
         let identity = context.identity
         return .json(200, try database.read { connection in
-            let video = try videos.visible(id: id, viewer: Viewer(identity), on: connection)
-            return try Presenter(identity, connection).video(video)
+            try videos.visible(id: id, viewer: Viewer(identity), selecting: Presenter.videoSelection(for: identity), on: connection)
         })
     }
 
@@ -96,10 +95,11 @@ struct VideoRoutes {
         let identity = context.identity
         return try lists.respond(request, scope: "video-comments|\(video.id)",
             fetch: { after, limit, connection in
-                try ActivityStore().comments(videoID: video.id, after: try Positions.time(after), limit: limit, on: connection)
+                try ActivityStore().comments(videoID: video.id, after: try Positions.time(after), limit: limit,
+                                             selecting: Presenter.activitySelection(for: identity), on: connection)
             },
-            position: { Positions.time($0.createdAt, $0.id) },
-            present: { comments, connection in try Presenter(identity, connection).activities(comments) })
+            position: { Positions.time($0.activity.createdAt, $0.activity.id) },
+            present: { comments, _ in comments })
     }
 
     @Sendable func deleteComment(_ request: Request, _ context: Context) throws -> Response {

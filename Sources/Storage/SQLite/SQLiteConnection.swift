@@ -61,6 +61,21 @@ final class SQLiteConnection: DatabaseConnection {
         return rows
     }
 
+    func fetchAll<T>(_ sql: SQL, reading read: (inout RowReader) throws -> T) throws -> [T] {
+        let (text, binds) = sql.render(for: .sqlite)
+        let (statement, columns) = try prepared(text)
+        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        try bind(binds, to: statement, sql: text)
+        var items: [T] = []
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { return items }
+            guard rc == SQLITE_ROW else { throw stepError(rc, sql: text) }
+            var reader = RowReader(sqlite: statement, count: columns.count)
+            items.append(try read(&reader))
+        }
+    }
+
     func fetchOne(_ sql: SQL) throws(StorageError) -> Row? {
         var first: Row?
         try query(sql) { row in first = row; return false }
@@ -127,7 +142,7 @@ final class SQLiteConnection: DatabaseConnection {
             guard rc == SQLITE_ROW else { throw stepError(rc, sql: text) }
             var values: [DatabaseValue] = []
             values.reserveCapacity(count)
-            for i in 0..<Int32(count) { values.append(column(statement, i)) }
+            for i in 0..<Int32(count) { values.append(Self.value(statement, i)) }
             if !body(Row(columns: columns, values: values)) { return }
         }
     }
@@ -172,7 +187,8 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
-    private func column(_ statement: OpaquePointer, _ index: Int32) -> DatabaseValue {
+    /// The value of a column of the row `statement` is on.
+    static func value(_ statement: OpaquePointer, _ index: Int32) -> DatabaseValue {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_INTEGER:
             return .integer(sqlite3_column_int64(statement, index))

@@ -1,0 +1,84 @@
+import CSQLite
+
+/// Reads a row's columns in order, one `next()` per column.
+///
+/// Lets decoders of joined rows compose without hard-coded positions: a video decoder reads
+/// its columns, then the owner's decoder reads the next ones, and so on. Every query that
+/// uses one selects the columns in the order its decoders read them.
+///
+/// A reader handed out by `DatabaseConnection.fetchAll(_:reading:)` reads the driver's
+/// current row in place and is valid only inside that closure.
+public struct RowReader {
+    @usableFromInline enum Source {
+        case row(Row)
+        /// A SQLite statement positioned on a row (SQLITE_ROW).
+        case sqlite(OpaquePointer, count: Int)
+    }
+
+    @usableFromInline let source: Source
+    /// The position of the next column to read.
+    @usableFromInline var index: Int
+
+    public init(_ row: Row, from index: Int = 0) {
+        source = .row(row)
+        self.index = index
+    }
+
+    init(sqlite statement: OpaquePointer, count: Int) {
+        source = .sqlite(statement, count: count)
+        index = 0
+    }
+
+    /// Decodes the next column and moves past it. Throws `StorageError.decoding` when there is
+    /// no next column or it holds another type: a schema bug, never a client's fault.
+    @inlinable
+    public mutating func next<T: DatabaseValueConvertible>(as type: T.Type = T.self) throws(StorageError) -> T {
+        guard let value = value(at: index).flatMap(T.fromDatabaseValue) else {
+            throw StorageError.decoding(column: columnName(index), expected: String(describing: T.self))
+        }
+        index += 1
+        return value
+    }
+
+    /// True when the next column is NULL (it is not consumed).
+    public var nextIsNull: Bool {
+        guard let value = value(at: index), case .null = value else { return false }
+        return true
+    }
+
+    /// The value at `index`, nil past the last column.
+    @usableFromInline func value(at index: Int) -> DatabaseValue? {
+        switch source {
+        case .row(let row):
+            return row.values.indices.contains(index) ? row.values[index] : nil
+        case .sqlite(let statement, let count):
+            return index < count ? SQLiteConnection.value(statement, Int32(index)) : nil
+        }
+    }
+
+    @usableFromInline func columnName(_ index: Int) -> String {
+        switch source {
+        case .row(let row):
+            return row.columns.indices.contains(index) ? row.columns[index] : "#\(index)"
+        case .sqlite(let statement, let count):
+            return index < count ? sqlite3_column_name(statement, Int32(index)).map { String(cString: $0) } ?? "#\(index)" : "#\(index)"
+        }
+    }
+}
+
+/// What a query selects beside its own clauses, and how each row becomes an `Item`: the
+/// columns, the joins they need, and the reader. Lets one statement load a row with
+/// everything presented about it (a video with its owner, say) instead of one query per part.
+public struct Selection<Item>: Sendable {
+    /// The select list, in the order `read` reads it.
+    public let columns: SQL
+    /// Joins the columns need (may be empty); they name their tables with their own aliases.
+    public let joins: SQL
+    public let read: @Sendable (inout RowReader) throws -> Item
+
+    public init(columns: SQL, joins: SQL = "", read: @escaping @Sendable (inout RowReader) throws -> Item) {
+        self.columns = columns
+        self.joins = joins
+        self.read = read
+    }
+}
