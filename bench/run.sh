@@ -158,39 +158,6 @@ PY
 
     python3 -c "import json; print(json.dumps({'server_peak_rss_kb': int(next(l.split()[1] for l in open('/proc/$SERVER_PID/status') if l.startswith('VmHWM'))) }))" \
         >"$results/$scale-server.json"
-
-    port=$(free_port)
-    note "serving $scale on 127.0.0.1:$port (CPU 0)"
-    start_server "$data" "$port" "$work/server-$scale.log"
-    state=$work/state-$scale
-    export BENCH_STATE=$state
-    python3 bench/prepare.py setup "http://127.0.0.1:$port" "$data/pacenote.sqlite" "$state" \
-        || die "preparing tokens and ids for $scale failed"
-    login_s=$(python3 bench/prepare.py login-time "http://127.0.0.1:$port" "$state" -n 20) || die "login timing failed"
-    cp "$state/login_time.json" "$results/$scale-login-time.json"
-    note "one login takes $(python3 -c "print(round($login_s * 1000, 1))") ms (median of 20, sequential)"
-
-    for run in $(seq "$runs"); do
-        measure "$scale" nginx video-by-id "$nginx_port" "$run"
-        for s in $scenarios; do
-            measure "$scale" "$s" "$s" "$port" "$run"
-            case $s in like-unlike | comment | mix) drain "$scale" "$s" "$run" "$data/pacenote.sqlite" ;; esac
-        done
-    done
-
-    # Likes, comments and follows reach following feeds through the outbox worker, which
-    # yields to requests: record the backlog the last scenario left and how long it takes to drain.
-    python3 - "$data/pacenote.sqlite" "$SERVER_PID" "$results/$scale-server.json" <<'PY'
-import json, sqlite3, sys, time
-db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
-pending = lambda: db.execute("SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'leased')").fetchone()[0]
-backlog, started = pending(), time.monotonic()
-while pending() and time.monotonic() - started < 300:
-    time.sleep(0.2)
-rss = int(next(l.split()[1] for l in open(f"/proc/{sys.argv[2]}/status") if l.startswith("VmHWM")))
-json.dump({"server_peak_rss_kb": rss, "outbox_backlog": backlog, "outbox_drain_s": round(time.monotonic() - started, 1),
-           "outbox_left": pending()}, open(sys.argv[3], "w"))
-PY
     stop_pid "$SERVER_PID"
     SERVER_PID=
     python3 bench/prepare.py counters "$data/pacenote.sqlite" >"$results/$scale-counters.json" || die "counter check failed to run"
