@@ -24,7 +24,7 @@ import Storage
 /// activity deleted in between finds nothing to copy.
 struct Timelines: Sendable {
     struct Configuration: Sendable {
-        /// Followers served inside the write; the rest go to the outbox.
+        /// Followers whose home gets a new video inside the write; the rest go to the outbox.
         var syncLimit = 1_000
         /// Followers per outbox job.
         var batchSize = 1_000

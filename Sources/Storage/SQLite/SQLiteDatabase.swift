@@ -70,7 +70,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         checkpointer = try SQLiteConnection(path: configuration.path, flags: SQLITE_OPEN_READWRITE)
         try checkpointer.execute(SQL(unsafeSQL: "PRAGMA busy_timeout = \(configuration.busyTimeoutMillis)"))
         // A connection opens the WAL at its first read; until then a checkpoint on it is a
-        // silent no-op (this one was, for months: commits paid for every checkpoint).
+        // silent no-op (this one was, until this line: commits paid for every checkpoint).
         _ = try checkpointer.fetchOne("SELECT 1 FROM sqlite_schema LIMIT 1")
 
         var readers: [SQLiteConnection] = []
