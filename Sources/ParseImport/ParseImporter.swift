@@ -84,11 +84,11 @@ public final class ParseImporter {
         }
 
         let now = clock.nowMillis()
-        try phase("_User") { try importFile(.user) { fields, connection in try self.write(UserMapper.map(fields, now: now), connection, self.writer.insert) } }
-        try phase("Rallye") { try importFile(.rally) { fields, connection in try self.write(RallyMapper.map(fields, now: now), connection, self.writer.insert) } }
-        try phase("Video") { try importFile(.video) { fields, connection in try self.write(VideoMapper.map(fields, now: now), connection, self.writer.insert) } }
-        try phase("Activity") { try importFile(.activity) { fields, connection in try self.write(ActivityMapper.map(fields, now: now), connection, self.writer.insert) } }
-        try phase("_Installation") { try importFile(.installation) { fields, connection in try self.write(InstallationMapper.map(fields, now: now), connection, self.writer.insert) } }
+        try phase("_User") { try importFile(.user, map: { UserMapper.map($0, now: now) }, insert: writer.insert) }
+        try phase("Rallye") { try importFile(.rally, map: { RallyMapper.map($0, now: now) }, insert: writer.insert) }
+        try phase("Video") { try importFile(.video, map: { VideoMapper.map($0, now: now) }, insert: writer.insert) }
+        try phase("Activity") { try importFile(.activity, map: { ActivityMapper.map($0, now: now) }, insert: writer.insert) }
+        try phase("_Installation") { try importFile(.installation, map: { InstallationMapper.map($0, now: now) }, insert: writer.insert) }
         try phase("indexes") {
             let created = try database.write { connection in try indexes.restore(on: connection) }
             restored = true
@@ -108,7 +108,10 @@ public final class ParseImporter {
     // MARK: Files
 
     /// Streams one class's file in batches of `batchSize` rows, each batch one transaction.
-    private func importFile(_ parseClass: ParseClass, _ handle: (ParseFields, any DatabaseConnection) throws -> (WriteOutcome, [String])) throws {
+    /// The file is read and mapped on a thread of its own (`PreparedStream`); this thread
+    /// only writes, in file order.
+    private func importFile<Row: Sendable>(_ parseClass: ParseClass, map: @escaping @Sendable (ParseFields) -> Mapped<Row>,
+                                           insert: (Row, any DatabaseConnection) throws -> WriteOutcome) throws {
         let path = (directory as NSString).appendingPathComponent(parseClass.fileName)
         guard FileManager.default.fileExists(atPath: path) else {
             report.missingFiles.append(parseClass)
@@ -123,43 +126,47 @@ public final class ParseImporter {
             progress("\(parseClass.fileName): \(error)")
             return
         }
+        let stream = PreparedStream(reader: reader, maxObjectBytes: options.maxObjectBytes, map: map)
+        // On a database failure, the reading thread is stopped before the error goes up.
+        defer { stream.cancel() }
         var finished = false
         while !finished {
             try database.write { connection in
                 var rows = 0
                 while rows < options.batchSize {
-                    let element: ResultsReader.Element?
-                    do {
-                        element = try reader.next()
-                    } catch {
+                    switch stream.next() {
+                    case nil:
+                        finished = true
+                        return
+                    case .stopped(let error)?:
                         // Commit what this batch holds, then stop this file.
                         report.fileErrors[parseClass] = String(describing: error)
                         progress("\(parseClass.fileName) stopped: \(error)")
                         finished = true
                         return
-                    }
-                    guard let element else { finished = true; return }
-                    rows += 1
-                    let read = report.counts[parseClass, default: .init()].read + 1
-                    report.counts[parseClass, default: .init()].read = read
-                    try handleElement(element, parseClass, connection, handle)
-                    if read % options.progressInterval == 0 {
-                        let c = report[parseClass]
-                        progress("\(parseClass.rawValue): \(read) read (\(reader.bytesRead / 1_048_576) MiB), \(c.imported) imported, \(c.alreadyPresent) already present, \(c.skipped) skipped")
+                    case .element(let prepared, let bytesRead)?:
+                        rows += 1
+                        let read = report.counts[parseClass, default: .init()].read + 1
+                        report.counts[parseClass, default: .init()].read = read
+                        try write(prepared, parseClass, connection, insert)
+                        if read % options.progressInterval == 0 {
+                            let c = report[parseClass]
+                            progress("\(parseClass.rawValue): \(read) read (\(bytesRead / 1_048_576) MiB), \(c.imported) imported, \(c.alreadyPresent) already present, \(c.skipped) skipped")
+                        }
                     }
                 }
             }
         }
     }
 
-    private func handleElement(_ element: ResultsReader.Element, _ parseClass: ParseClass, _ connection: any DatabaseConnection,
-                               _ handle: (ParseFields, any DatabaseConnection) throws -> (WriteOutcome, [String])) throws {
-        switch element {
-        case .value(.object(let members)):
-            let fields = ParseFields(members)
-            let (outcome, notes) = try handle(fields, connection)
-            let id = fields.objectId ?? "?"
-            switch outcome {
+    /// Writes one prepared element and records what became of it.
+    private func write<Row>(_ prepared: Prepared<Row>, _ parseClass: ParseClass, _ connection: any DatabaseConnection,
+                            _ insert: (Row, any DatabaseConnection) throws -> WriteOutcome) throws {
+        switch prepared {
+        case .skip(let id, let reason):
+            add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: reason))
+        case .row(let row, let id, let notes):
+            switch try insert(row, connection) {
             case .imported:
                 report.counts[parseClass, default: .init()].imported += 1
                 for note in notes { add(.init(kind: .note, parseClass: parseClass, objectId: id, reason: note)) }
@@ -168,24 +175,6 @@ public final class ParseImporter {
             case .skipped(let reason):
                 add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: reason))
             }
-        case .value:
-            add(.init(kind: .skip, parseClass: parseClass, objectId: "?", reason: "element is not an object"))
-        case .oversized(let offset, let bytes, let objectId):
-            add(.init(kind: .skip, parseClass: parseClass, objectId: objectId ?? "?",
-                      reason: "object of \(bytes) bytes at byte \(offset) is over the \(options.maxObjectBytes)-byte limit"))
-        case .invalid(let offset, let error, let objectId):
-            add(.init(kind: .skip, parseClass: parseClass, objectId: objectId ?? "?", reason: "malformed object at byte \(offset): \(error.reason)"))
-        }
-    }
-
-    /// Maps and writes one object: the outcome, the notes to keep if it was imported.
-    private func write<Row>(_ mapped: Mapped<Row>, _ connection: any DatabaseConnection,
-                            _ insert: (Row, any DatabaseConnection) throws -> WriteOutcome) throws -> (WriteOutcome, [String]) {
-        switch mapped {
-        case .skip(let reason):
-            return (.skipped(reason), [])
-        case .row(let row, let notes):
-            return (try insert(row, connection), notes)
         }
     }
 
