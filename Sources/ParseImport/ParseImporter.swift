@@ -117,9 +117,8 @@ public final class ParseImporter {
         }
         try phase("counters") { try database.write { connection in try CounterRebuild.recompute(on: connection) } }
         try phase("timelines") {
-            let rows = try database.write { connection in
-                try TimelineRebuild.rebuild(on: connection, followingDepth: options.followingDepth) { self.progress($0) }
-            }
+            // Committed in parts (see `rebuild(in:)`): a re-run after a crash here refills both timelines.
+            let rows = try TimelineRebuild.rebuild(in: database, followingDepth: options.followingDepth) { self.progress($0) }
             report.homeTimelineRows = rows.home
             report.followingTimelineRows = rows.following
         }

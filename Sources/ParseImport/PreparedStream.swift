@@ -65,6 +65,8 @@ final class PreparedStream<Row: Sendable> {
     /// Stops the reading thread and waits until it has let go of the reader.
     func cancel() {
         ended = true
+        current = []
+        index = 0
         queue.cancel()
     }
 
