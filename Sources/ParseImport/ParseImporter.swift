@@ -30,6 +30,8 @@ public final class ParseImporter {
         public var maxLoggedEntries = 1_000
         /// The writer's page cache while importing, in MiB (restored afterwards).
         public var cacheMiB = 256
+        /// The writer's cache for temporary tables while importing, in MiB (restored afterwards).
+        public var temporaryCacheMiB = 128
         /// The writer's page cache while building the deferred indexes, in MiB: also the
         /// size of each sorted run (see the "indexes" phase).
         public var indexSortCacheMiB = 2
@@ -72,9 +74,18 @@ public final class ParseImporter {
             try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(options.cacheMiB * 1024)"))
             return previous
         }
+        // The following timeline's work tables are temporary (in files, see ImportParseCommand);
+        // with SQLite's default 2 MB cache for them, their 100 MB were read back from the file
+        // page by page.
+        let previousTempCache = try database.write { connection in
+            let previous = try connection.fetchValue("PRAGMA temp.cache_size", as: Int.self)
+            try connection.execute(SQL(unsafeSQL: "PRAGMA temp.cache_size = -\(options.temporaryCacheMiB * 1024)"))
+            return previous
+        }
         defer {
-            if let previousCache {
-                _ = try? database.write { connection in try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = \(previousCache)")) }
+            _ = try? database.write { connection in
+                if let previousCache { try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = \(previousCache)")) }
+                if let previousTempCache { try connection.execute(SQL(unsafeSQL: "PRAGMA temp.cache_size = \(previousTempCache)")) }
             }
         }
 
