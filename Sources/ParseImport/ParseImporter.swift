@@ -15,8 +15,10 @@ import Storage
 /// Runs synchronously on the calling thread. Not Sendable: one import, one thread.
 public final class ParseImporter {
     public struct Options: Sendable {
-        /// Rows per write transaction.
-        public var batchSize = 20_000
+        /// Rows per write transaction. Every commit writes each page it dirtied to the WAL, and
+        /// random objectIds dirty most pages of the id index in each batch: fewer, larger
+        /// batches write those pages fewer times.
+        public var batchSize = 100_000
         /// A progress line every this many objects.
         public var progressInterval = 50_000
         public var chunkSize = ResultsReader.defaultChunkSize
@@ -28,6 +30,13 @@ public final class ParseImporter {
         public var maxLoggedEntries = 1_000
         /// The writer's page cache while importing, in MiB (restored afterwards).
         public var cacheMiB = 256
+        /// The writer's cache for temporary tables while importing, in MiB (restored afterwards).
+        public var temporaryCacheMiB = 128
+        /// The writer's page cache while building the deferred indexes, in MiB: also the
+        /// size of each sorted run (see the "indexes" phase).
+        public var indexSortCacheMiB = 2
+        /// Worker threads SQLite may use for sorting while the indexes are built (PRAGMA threads).
+        public var sortThreads = 2
         public init() {}
     }
 
@@ -65,9 +74,18 @@ public final class ParseImporter {
             try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(options.cacheMiB * 1024)"))
             return previous
         }
+        // The following timeline's work tables are temporary (in files, see ImportParseCommand);
+        // with SQLite's default 2 MB cache for them, their 100 MB were read back from the file
+        // page by page.
+        let previousTempCache = try database.write { connection in
+            let previous = try connection.fetchValue("PRAGMA temp.cache_size", as: Int.self)
+            try connection.execute(SQL(unsafeSQL: "PRAGMA temp.cache_size = -\(options.temporaryCacheMiB * 1024)"))
+            return previous
+        }
         defer {
-            if let previousCache {
-                _ = try? database.write { connection in try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = \(previousCache)")) }
+            _ = try? database.write { connection in
+                if let previousCache { try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = \(previousCache)")) }
+                if let previousTempCache { try connection.execute(SQL(unsafeSQL: "PRAGMA temp.cache_size = \(previousTempCache)")) }
             }
         }
 
@@ -84,21 +102,34 @@ public final class ParseImporter {
         }
 
         let now = clock.nowMillis()
-        try phase("_User") { try importFile(.user) { fields, connection in try self.write(UserMapper.map(fields, now: now), connection, self.writer.insert) } }
-        try phase("Rallye") { try importFile(.rally) { fields, connection in try self.write(RallyMapper.map(fields, now: now), connection, self.writer.insert) } }
-        try phase("Video") { try importFile(.video) { fields, connection in try self.write(VideoMapper.map(fields, now: now), connection, self.writer.insert) } }
-        try phase("Activity") { try importFile(.activity) { fields, connection in try self.write(ActivityMapper.map(fields, now: now), connection, self.writer.insert) } }
-        try phase("_Installation") { try importFile(.installation) { fields, connection in try self.write(InstallationMapper.map(fields, now: now), connection, self.writer.insert) } }
+        try phase("_User") { try importFile(.user, map: { UserMapper.map($0, now: now) }, insert: writer.insert) }
+        try phase("Rallye") { try importFile(.rally, map: { RallyMapper.map($0, now: now) }, insert: writer.insert) }
+        try phase("Video") { try importFile(.video, map: { VideoMapper.map($0, now: now) }, insert: writer.insert) }
+        try phase("Activity") { try importFile(.activity, map: { ActivityMapper.map($0, now: now) }, insert: writer.insert) }
+        try phase("_Installation") { try importFile(.installation, map: { InstallationMapper.map($0, now: now) }, insert: writer.insert) }
         try phase("indexes") {
+            // Building an index is mostly sorting. With a small page cache SQLite sorts in
+            // 2 MiB runs, which worker threads sort beside the main one before a merge; one
+            // run the size of the 256 MiB cache is sorted on one core, and more slowly (the
+            // large export's indexes: 20 s with the big cache, 11 s with this).
+            try database.write { connection in
+                try connection.execute(SQL(unsafeSQL: "PRAGMA threads = \(options.sortThreads)"))
+                try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(options.indexSortCacheMiB * 1024)"))
+            }
+            defer {
+                _ = try? database.write { connection in
+                    try connection.execute("PRAGMA threads = 0")
+                    try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(options.cacheMiB * 1024)"))
+                }
+            }
             let created = try database.write { connection in try indexes.restore(on: connection) }
             restored = true
             progress("indexes rebuilt: \(created.joined(separator: ", ")) (set aside: \(dropped.count))")
         }
         try phase("counters") { try database.write { connection in try CounterRebuild.recompute(on: connection) } }
         try phase("timelines") {
-            let rows = try database.write { connection in
-                try TimelineRebuild.rebuild(on: connection, followingDepth: options.followingDepth) { self.progress($0) }
-            }
+            // Committed in parts (see `rebuild(in:)`): a re-run after a crash here refills both timelines.
+            let rows = try TimelineRebuild.rebuild(in: database, followingDepth: options.followingDepth) { self.progress($0) }
             report.homeTimelineRows = rows.home
             report.followingTimelineRows = rows.following
         }
@@ -108,7 +139,10 @@ public final class ParseImporter {
     // MARK: Files
 
     /// Streams one class's file in batches of `batchSize` rows, each batch one transaction.
-    private func importFile(_ parseClass: ParseClass, _ handle: (ParseFields, any DatabaseConnection) throws -> (WriteOutcome, [String])) throws {
+    /// The file is read and mapped on a thread of its own (`PreparedStream`); this thread
+    /// only writes, in file order.
+    private func importFile<Row: Sendable>(_ parseClass: ParseClass, map: @escaping @Sendable (ParseFields) -> Mapped<Row>,
+                                           insert: (Row, any DatabaseConnection) throws -> WriteOutcome) throws {
         let path = (directory as NSString).appendingPathComponent(parseClass.fileName)
         guard FileManager.default.fileExists(atPath: path) else {
             report.missingFiles.append(parseClass)
@@ -123,43 +157,47 @@ public final class ParseImporter {
             progress("\(parseClass.fileName): \(error)")
             return
         }
+        let stream = PreparedStream(reader: reader, maxObjectBytes: options.maxObjectBytes, map: map)
+        // On a database failure, the reading thread is stopped before the error goes up.
+        defer { stream.cancel() }
         var finished = false
         while !finished {
             try database.write { connection in
                 var rows = 0
                 while rows < options.batchSize {
-                    let element: ResultsReader.Element?
-                    do {
-                        element = try reader.next()
-                    } catch {
+                    switch stream.next() {
+                    case nil:
+                        finished = true
+                        return
+                    case .stopped(let error)?:
                         // Commit what this batch holds, then stop this file.
                         report.fileErrors[parseClass] = String(describing: error)
                         progress("\(parseClass.fileName) stopped: \(error)")
                         finished = true
                         return
-                    }
-                    guard let element else { finished = true; return }
-                    rows += 1
-                    let read = report.counts[parseClass, default: .init()].read + 1
-                    report.counts[parseClass, default: .init()].read = read
-                    try handleElement(element, parseClass, connection, handle)
-                    if read % options.progressInterval == 0 {
-                        let c = report[parseClass]
-                        progress("\(parseClass.rawValue): \(read) read (\(reader.bytesRead / 1_048_576) MiB), \(c.imported) imported, \(c.alreadyPresent) already present, \(c.skipped) skipped")
+                    case .element(let prepared, let bytesRead)?:
+                        rows += 1
+                        let read = report.counts[parseClass, default: .init()].read + 1
+                        report.counts[parseClass, default: .init()].read = read
+                        try write(prepared, parseClass, connection, insert)
+                        if read % options.progressInterval == 0 {
+                            let c = report[parseClass]
+                            progress("\(parseClass.rawValue): \(read) read (\(bytesRead / 1_048_576) MiB), \(c.imported) imported, \(c.alreadyPresent) already present, \(c.skipped) skipped")
+                        }
                     }
                 }
             }
         }
     }
 
-    private func handleElement(_ element: ResultsReader.Element, _ parseClass: ParseClass, _ connection: any DatabaseConnection,
-                               _ handle: (ParseFields, any DatabaseConnection) throws -> (WriteOutcome, [String])) throws {
-        switch element {
-        case .value(.object(let members)):
-            let fields = ParseFields(members)
-            let (outcome, notes) = try handle(fields, connection)
-            let id = fields.objectId ?? "?"
-            switch outcome {
+    /// Writes one prepared element and records what became of it.
+    private func write<Row>(_ prepared: Prepared<Row>, _ parseClass: ParseClass, _ connection: any DatabaseConnection,
+                            _ insert: (Row, any DatabaseConnection) throws -> WriteOutcome) throws {
+        switch prepared {
+        case .skip(let id, let reason):
+            add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: reason))
+        case .row(let row, let id, let notes):
+            switch try insert(row, connection) {
             case .imported:
                 report.counts[parseClass, default: .init()].imported += 1
                 for note in notes { add(.init(kind: .note, parseClass: parseClass, objectId: id, reason: note)) }
@@ -168,24 +206,6 @@ public final class ParseImporter {
             case .skipped(let reason):
                 add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: reason))
             }
-        case .value:
-            add(.init(kind: .skip, parseClass: parseClass, objectId: "?", reason: "element is not an object"))
-        case .oversized(let offset, let bytes, let objectId):
-            add(.init(kind: .skip, parseClass: parseClass, objectId: objectId ?? "?",
-                      reason: "object of \(bytes) bytes at byte \(offset) is over the \(options.maxObjectBytes)-byte limit"))
-        case .invalid(let offset, let error, let objectId):
-            add(.init(kind: .skip, parseClass: parseClass, objectId: objectId ?? "?", reason: "malformed object at byte \(offset): \(error.reason)"))
-        }
-    }
-
-    /// Maps and writes one object: the outcome, the notes to keep if it was imported.
-    private func write<Row>(_ mapped: Mapped<Row>, _ connection: any DatabaseConnection,
-                            _ insert: (Row, any DatabaseConnection) throws -> WriteOutcome) throws -> (WriteOutcome, [String]) {
-        switch mapped {
-        case .skip(let reason):
-            return (.skipped(reason), [])
-        case .row(let row, let notes):
-            return (try insert(row, connection), notes)
         }
     }
 

@@ -352,3 +352,61 @@ struct ExpectedImport {
         #expect(after == before)
     }
 }
+
+/// The import's bulk paths give the rows of the plain ones.
+@Suite struct BulkPathTests {
+    static func rows(_ db: MigratedDatabase) throws -> [String] {
+        try db.database.read { connection in
+            try connection.fetchAll("SELECT 'h', user_seq, created_at, video_seq, owner_seq FROM home_timeline UNION ALL SELECT 'f', user_seq, created_at, activity_seq, actor_seq FROM following_timeline ORDER BY 1, 2, 3, 4")
+                .map { row in try (0..<5).map { $0 == 0 ? try row.decode(at: 0, as: String.self) : String(try row.decode(at: $0, as: Int.self)) }.joined(separator: " ") }
+        }
+    }
+
+    @Test(.disabled(if: ParseImporterTests.fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: [1, 7, 1_000])
+    func timelinesCommittedInPartsHoldTheRowsOfOneTransaction(readersPerTransaction: Int) throws {
+        let db = try MigratedDatabase()
+        _ = try ParseImporterTests.runImport(db.database)
+        let inOne = try db.database.write { connection in try TimelineRebuild.rebuild(on: connection) { _ in } }
+        let want = try Self.rows(db)
+        let inParts = try TimelineRebuild.rebuild(in: db.database, readersPerTransaction: readersPerTransaction) { _ in }
+        #expect(inParts == inOne)
+        #expect(want.count == inOne.home + inOne.following && inOne.home > 0 && inOne.following > 0)
+        #expect(try Self.rows(db) == want)
+    }
+
+    @Test(.disabled(if: ParseImporterTests.fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
+    func aRebuildStoppedHalfWayIsCompletedByTheNext() throws {
+        let db = try MigratedDatabase()
+        _ = try ParseImporterTests.runImport(db.database)
+        let want = try Self.rows(db)
+        // As if the import had died after the first part: the timelines hold a few readers only.
+        try db.database.write { connection in
+            try connection.execute("DELETE FROM home_timeline WHERE user_seq > 3")
+            try connection.execute("DELETE FROM following_timeline")
+        }
+        _ = try ParseImporterTests.runImport(db.database)
+        #expect(try Self.rows(db) == want)
+    }
+
+    /// Reading on its own thread: defects are reported in file order with the same reasons,
+    /// whatever the batch size, and a second run adds nothing.
+    @Test(.disabled(if: ParseImporterTests.fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: [1, 3, 100_000])
+    func theSameDefectsAreReportedInFileOrderWhateverTheBatchSize(batchSize: Int) throws {
+        var options = ParseImporter.Options()
+        options.batchSize = batchSize
+        let reference = try MigratedDatabase()
+        var referenceOptions = ParseImporter.Options()
+        referenceOptions.batchSize = 20_000
+        let (want, _) = try ParseImporterTests.runImport(reference.database, options: referenceOptions)
+        let db = try MigratedDatabase()
+        let (first, _) = try ParseImporterTests.runImport(db.database, options: options)
+        #expect(first.entries == want.entries)
+        #expect(!first.entries.isEmpty)
+        for parseClass in ParseClass.allCases { #expect(first[parseClass] == want[parseClass]) }
+        let (second, _) = try ParseImporterTests.runImport(db.database, options: options)
+        #expect(second.skipReasons == first.skipReasons)
+        #expect(try db.count("SELECT COUNT(*) FROM activities") == first[.activity].imported)
+    }
+}

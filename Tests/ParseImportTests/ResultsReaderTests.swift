@@ -135,3 +135,47 @@ import Testing
         #expect(throws: ResultsReaderError.self) { try ResultsReader(path: url.path + ".missing") }
     }
 }
+
+/// The reading thread hands elements over in file order and stops when asked.
+@Suite struct PreparedStreamTests {
+    static func export(_ count: Int) -> [UInt8] {
+        let objects = (0..<count).map { #"{"objectId":"o\#($0)","n":\#($0)}"# }.joined(separator: ",")
+        return Array(#"{"results":[\#(objects)]}"#.utf8)
+    }
+
+    @Test func elementsArriveInFileOrderThenTheStreamEnds() {
+        let stream = PreparedStream<Int>(reader: ResultsReader(bytes: Self.export(5_000), chunkSize: 100), maxObjectBytes: 1_000) { fields in
+            .row(fields.int("n") ?? -1, notes: [])
+        }
+        var seen: [Int] = []
+        while let item = stream.next() {
+            guard case .element(.row(let n, let id, _), _) = item else { Issue.record("unexpected \(item)"); return }
+            #expect(id == "o\(n)")
+            seen.append(n)
+        }
+        #expect(seen == Array(0..<5_000))
+        #expect(stream.next() == nil)
+    }
+
+    @Test func aBrokenFileEndsWithStoppedAfterTheElementsBeforeTheBreak() {
+        var bytes = Self.export(1_200)
+        bytes.removeLast(3)
+        let stream = PreparedStream<Int>(reader: ResultsReader(bytes: bytes), maxObjectBytes: 1_000) { _ in .skip("x") }
+        var elements = 0
+        var stopped = false
+        while let item = stream.next() {
+            switch item {
+            case .element: elements += 1
+            case .stopped: stopped = true
+            }
+        }
+        #expect(stopped && elements == 1_199)
+    }
+
+    @Test func cancellingStopsTheReadingThread() {
+        let stream = PreparedStream<Int>(reader: ResultsReader(bytes: Self.export(100_000)), maxObjectBytes: 1_000) { _ in .row(0, notes: []) }
+        _ = stream.next()
+        stream.cancel()
+        #expect(stream.next() == nil)
+    }
+}

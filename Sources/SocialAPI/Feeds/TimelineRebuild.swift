@@ -4,7 +4,7 @@ import Storage
 /// Rebuilds both feed timelines from the activities and videos, for bulk imports and repairs.
 ///
 /// Runs on the caller's connection, inside the caller's transaction: readers see the old
-/// timelines or the new ones, never a mix. `home_timeline` is one INSERT … SELECT.
+/// timelines or the new ones, never a mix. `home_timeline` is filled a range of readers at a time.
 /// `following_timeline` never materialises the full join of follows and activities (about
 /// 54 million rows for 20,000 users and 1.8 million activities): the follow graph is loaded
 /// as integer seqs (actor -> followers), the likes, comments and follows of followed people
@@ -37,39 +37,112 @@ public enum TimelineRebuild {
         // start with user_seq grow at their end. An index led by another column would take
         // millions of random inserts: it is dropped and built again once, after the refill
         // (inside the caller's transaction, so a failure rolls it back too).
-        let rebuilt = connection.dialect == .sqlite ? try connection.fetchAll("""
-            SELECT name, sql FROM sqlite_master
-            WHERE type = 'index' AND tbl_name IN ('home_timeline', 'following_timeline') AND sql IS NOT NULL
-            ORDER BY name
-            """).map { (name: try $0.decode(at: 0, as: String.self), sql: try $0.decode(at: 1, as: String.self)) }
-            .filter { !$0.sql.replacingOccurrences(of: " ", with: "").contains("(user_seq") } : []
+        let rebuilt = try indexesNotLedByReader(on: connection)
         for index in rebuilt { try connection.execute(SQL(unsafeSQL: "DROP INDEX \(index.name)")) }
         try connection.execute("DELETE FROM home_timeline")
         try connection.execute("DELETE FROM following_timeline")
 
-        // Follows are activities of type 4: from_user_id follows to_user_id. Sorted, so the
-        // B-tree is filled in key order.
-        counts.home = try connection.execute("""
-            INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
-            SELECT user_seq, created_at, video_seq, owner_seq FROM (
-                SELECT o.seq AS user_seq, v.created_at AS created_at, v.seq AS video_seq, o.seq AS owner_seq
-                FROM videos v JOIN users o ON o.id = v.owner_id
-                UNION ALL
-                SELECT r.seq, v.created_at, v.seq, o.seq
-                FROM activities f
-                JOIN users r ON r.id = f.from_user_id
-                JOIN users o ON o.id = f.to_user_id
-                JOIN videos v ON v.owner_id = f.to_user_id
-                WHERE f.type = 4
-            )
-            ORDER BY user_seq, created_at, video_seq
-            """)
+        if let readers = try readerSeqs(on: connection) {
+            for first in stride(from: readers.lowerBound, through: readers.upperBound, by: homeReadersPerInsert) {
+                counts.home += try insertHome(on: connection, readers: first...min(readers.upperBound, first + homeReadersPerInsert - 1))
+            }
+        }
         progress("home_timeline: \(counts.home) rows")
         counts.following = try rebuildFollowing(on: connection, depth: followingDepth, progress: progress)
         progress("following_timeline: \(counts.following) rows")
         for index in rebuilt { try connection.execute(SQL(unsafeSQL: index.sql)) }
         progress("timeline indexes built: \(rebuilt.map(\.name).joined(separator: ", "))")
         return counts
+    }
+
+    /// The same rebuild in several transactions, for a bulk import: `home_timeline` is
+    /// committed `readersPerTransaction` readers at a time, `following_timeline` in one more.
+    ///
+    /// The rows are those of `rebuild(on:)`; readers may see a timeline half refilled until it
+    /// returns, and a rebuild that stops half-way is completed by running it again (it starts
+    /// by emptying both tables). Why: one transaction of 19 million rows leaves a WAL of a
+    /// gigabyte that the writer must then copy into the database on its own (9 s on the large
+    /// benchmark); committed a range at a time, the background checkpointer copies each range
+    /// on another core while the next one is written. When a timeline index not led by the
+    /// reader exists (dropped and rebuilt around the refill, which must not be left half-done),
+    /// this falls back to `rebuild(on:)` in one transaction.
+    @discardableResult
+    public static func rebuild(in database: any Database, followingDepth: Int = defaultFollowingDepth,
+                               readersPerTransaction: Int = homeReadersPerInsert, progress: (String) -> Void) throws -> Counts {
+        precondition(readersPerTransaction > 0)
+        let plan = try database.write { connection -> (inOne: Bool, readers: ClosedRange<Int>?) in
+            guard try indexesNotLedByReader(on: connection).isEmpty else { return (true, nil) }
+            try connection.execute("DELETE FROM home_timeline")
+            try connection.execute("DELETE FROM following_timeline")
+            return (false, try readerSeqs(on: connection))
+        }
+        if plan.inOne {
+            return try database.write { connection in try rebuild(on: connection, followingDepth: followingDepth, progress: progress) }
+        }
+        var counts = Counts()
+        if let readers = plan.readers {
+            for first in stride(from: readers.lowerBound, through: readers.upperBound, by: readersPerTransaction) {
+                let chunk = first...min(readers.upperBound, first + readersPerTransaction - 1)
+                counts.home += try database.write { connection in
+                    var rows = 0
+                    for start in stride(from: chunk.lowerBound, through: chunk.upperBound, by: homeReadersPerInsert) {
+                        rows += try insertHome(on: connection, readers: start...min(chunk.upperBound, start + homeReadersPerInsert - 1))
+                    }
+                    return rows
+                }
+            }
+        }
+        progress("home_timeline: \(counts.home) rows")
+        counts.following = try database.write { connection in try rebuildFollowing(on: connection, depth: followingDepth, progress: progress) }
+        progress("following_timeline: \(counts.following) rows")
+        return counts
+    }
+
+    /// Indexes of the timelines whose first column is not `user_seq`, with their SQL.
+    private static func indexesNotLedByReader(on connection: any DatabaseConnection) throws -> [(name: String, sql: String)] {
+        guard connection.dialect == .sqlite else { return [] }
+        return try connection.fetchAll("""
+            SELECT name, sql FROM sqlite_master
+            WHERE type = 'index' AND tbl_name IN ('home_timeline', 'following_timeline') AND sql IS NOT NULL
+            ORDER BY name
+            """).map { (name: try $0.decode(at: 0, as: String.self), sql: try $0.decode(at: 1, as: String.self)) }
+            .filter { !$0.sql.replacingOccurrences(of: " ", with: "").contains("(user_seq") }
+    }
+
+    /// Readers per INSERT of `home_timeline`.
+    public static let homeReadersPerInsert = 1_000
+
+    /// The smallest and largest user seq; nil without users.
+    private static func readerSeqs(on connection: any DatabaseConnection) throws -> ClosedRange<Int>? {
+        guard let row = try connection.fetchOne("SELECT MIN(seq), MAX(seq) FROM users"),
+              let low = try row.decode(at: 0, as: Int?.self), let high = try row.decode(at: 1, as: Int?.self) else { return nil }
+        return low...high
+    }
+
+    /// Writes the `home_timeline` rows of the readers whose seq is in `readers`, in key order.
+    ///
+    /// One statement for everyone had SQLite sort all 15 million rows of the large benchmark
+    /// in temporary files before writing any (54 s); a range's readers are visited in seq
+    /// order, so only each reader's own rows need sorting, in memory (41 s). The rows are the
+    /// same: a reader's own videos, and the videos of everyone they follow (follows are
+    /// activities of type 4: from_user_id follows to_user_id).
+    private static func insertHome(on connection: any DatabaseConnection, readers: ClosedRange<Int>) throws -> Int {
+        try connection.execute("""
+            INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+            SELECT user_seq, created_at, video_seq, owner_seq FROM (
+                SELECT o.seq AS user_seq, v.created_at AS created_at, v.seq AS video_seq, o.seq AS owner_seq
+                FROM users o JOIN videos v ON v.owner_id = o.id
+                WHERE o.seq BETWEEN \(readers.lowerBound) AND \(readers.upperBound)
+                UNION ALL
+                SELECT r.seq, v.created_at, v.seq, o.seq
+                FROM users r
+                JOIN activities f ON f.from_user_id = r.id AND f.type = 4
+                JOIN users o ON o.id = f.to_user_id
+                JOIN videos v ON v.owner_id = f.to_user_id
+                WHERE r.seq BETWEEN \(readers.lowerBound) AND \(readers.upperBound)
+            )
+            ORDER BY user_seq, created_at, video_seq
+            """)
     }
 
     private static func rebuildFollowing(on connection: any DatabaseConnection, depth: Int, progress: (String) -> Void) throws -> Int {
