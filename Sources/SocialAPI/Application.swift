@@ -55,6 +55,10 @@ public final class Application: Sendable {
         let database = self.database
         metrics.gauge("pacenote_db_readers_in_use", help: "Database reader connections lent out now.") { Double(database.readerUsage.inUse) }
         metrics.gauge("pacenote_db_readers", help: "Database reader connections in the pool.") { Double(database.readerUsage.total) }
+        // Following feeds lag by this backlog: an operator's first question after a burst of writes.
+        metrics.gauge("pacenote_outbox_backlog", help: "Outbox jobs waiting or running (feed fan-out not done yet).") {
+            Double((try? database.read { try Outbox().backlog(on: $0) }) ?? 0)
+        }
         let timelines = Timelines(configuration: .init(syncLimit: configuration.fanoutSyncLimit))
         let registry = HookRegistry()
         // Feed hooks first: they must see a video's activities before the built-in cascade deletes them.

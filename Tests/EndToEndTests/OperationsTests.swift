@@ -27,6 +27,8 @@ final class OperationsTests: ServerTestCase {
                       "requests are counted by status:\n\(requestSamples.joined(separator: "\n"))")
         XCTAssertTrue(lines.contains { $0.hasPrefix("pacenote_http_request_duration_seconds_bucket{") && $0.contains("le=\"+Inf\"") },
                       "a latency histogram pacenote_http_request_duration_seconds with an le=\"+Inf\" bucket")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("pacenote_outbox_backlog ") },
+                      "the fan-out backlog is a gauge, pacenote_outbox_backlog:\n\(result.text.prefix(2000))")
         XCTAssertFalse(result.text.contains(stranger),
                        "route labels are templates (/v1/users/{id}), not raw paths: one series per username would explode")
     }
