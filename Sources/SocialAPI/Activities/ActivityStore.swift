@@ -8,6 +8,11 @@ struct ActivityStore: Sendable {
         try connection.fetchOne("SELECT \(Activity.columns) FROM activities a WHERE a.id = \(id)").map(Activity.init(row:))
     }
 
+    /// The activity as `selection` reads it.
+    func find<Item>(id: String, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> Item? {
+        try connection.fetchOne("SELECT \(selection.columns) FROM activities a \(selection.joins) WHERE a.id = \(id)", reading: selection.read)
+    }
+
     /// The one like, flag or follow from a user (to a video, or to a user for follows).
     func find(_ kind: ActivityKind, from userID: String, video videoID: String? = nil, to targetID: String? = nil, on connection: any DatabaseConnection) throws -> Activity? {
         let target: SQL = kind == .follow ? "a.to_user_id = \(targetID ?? "")" : "a.video_id = \(videoID ?? "")"

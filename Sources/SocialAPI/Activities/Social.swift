@@ -27,37 +27,41 @@ final class Social: Sendable {
 
     // MARK: Likes
 
+    // Each write answers with `answer` read inside its own transaction: one statement,
+    // and the client sees exactly the state it committed (no second transaction).
+
     /// Likes a video (idempotent); answers the video as it is now.
-    func like(videoID: String, by identity: Accounts.Identity) throws -> Video {
+    func like<Item>(videoID: String, by identity: Accounts.Identity, answering answer: Selection<Item>) throws -> Item {
         try database.write { connection in
             let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
             if try activities.find(.like, from: identity.userID, video: video.id, on: connection) == nil {
                 try record(.like, from: identity.userID, to: video.ownerID, video: video.id, content: nil, on: connection)
             }
-            return try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+            return try registry.visible(id: videoID, viewer: Viewer(identity), selecting: answer, on: connection)
         }
     }
 
     /// Takes a like back; a like that does not exist changes nothing.
-    func unlike(videoID: String, by identity: Accounts.Identity) throws -> Video {
+    func unlike<Item>(videoID: String, by identity: Accounts.Identity, answering answer: Selection<Item>) throws -> Item {
         try database.write { connection in
             let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
             if let like = try activities.find(.like, from: identity.userID, video: video.id, on: connection) {
                 try remove(like, on: connection)
             }
-            return try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+            return try registry.visible(id: videoID, viewer: Viewer(identity), selecting: answer, on: connection)
         }
     }
 
     // MARK: Comments
 
-    func comment(videoID: String, content: String, by identity: Accounts.Identity) throws -> Activity {
+    func comment<Item>(videoID: String, content: String, by identity: Accounts.Identity, answering answer: Selection<Item>) throws -> Item {
         guard let text = TextRules.checked(content, length: Self.commentLength) else {
             throw SocialError.validation(field: "content", message: "A comment is 1 to 500 characters, without NUL.")
         }
         return try database.write { connection in
             let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
-            return try record(.comment, from: identity.userID, to: video.ownerID, video: video.id, content: text, on: connection)
+            let comment = try record(.comment, from: identity.userID, to: video.ownerID, video: video.id, content: text, on: connection)
+            return try read(comment, answer, on: connection)
         }
     }
 
@@ -79,7 +83,7 @@ final class Social: Sendable {
     // MARK: Flags
 
     /// Flags a video as inappropriate, once per user, never one's own.
-    func flag(videoID: String, reason: String?, by identity: Accounts.Identity) throws -> Activity {
+    func flag<Item>(videoID: String, reason: String?, by identity: Accounts.Identity, answering answer: Selection<Item>) throws -> Item {
         let reason = try reason.map { value -> String in
             guard let text = TextRules.checked(value, length: Self.reasonLength) else {
                 throw SocialError.validation(field: "reason", message: "A reason is at most 500 characters, without NUL.")
@@ -92,7 +96,8 @@ final class Social: Sendable {
             guard try activities.find(.inappropriate, from: identity.userID, video: video.id, on: connection) == nil else {
                 throw SocialError.conflict("You have already flagged this video.")
             }
-            return try record(.inappropriate, from: identity.userID, to: video.ownerID, video: video.id, content: reason, on: connection)
+            let flag = try record(.inappropriate, from: identity.userID, to: video.ownerID, video: video.id, content: reason, on: connection)
+            return try read(flag, answer, on: connection)
         }
     }
 
@@ -140,6 +145,14 @@ final class Social: Sendable {
         )
         try hooks.save(activity, on: connection) { try activities.insert(activity, on: connection) }
         return activity
+    }
+
+    /// An activity this transaction has just written, as `selection` reads it.
+    private func read<Item>(_ activity: Activity, _ selection: Selection<Item>, on connection: any DatabaseConnection) throws -> Item {
+        guard let item = try activities.find(id: activity.id, selecting: selection, on: connection) else {
+            throw StorageError.decoding(column: "id", expected: "the activity just written")
+        }
+        return item
     }
 
     private func remove(_ activity: Activity, on connection: any DatabaseConnection) throws {

@@ -64,11 +64,11 @@ struct VideoRoutes {
     }
 
     @Sendable func like(_ request: Request, _ context: Context) throws -> Response {
-        try present(200, try social.like(videoID: try context.parameters.require("id"), by: try context.caller()), context)
+        .json(200, try social.like(videoID: try context.parameters.require("id"), by: try context.caller(), answering: Presenter.videoSelection(for: context.identity)))
     }
 
     @Sendable func unlike(_ request: Request, _ context: Context) throws -> Response {
-        try present(200, try social.unlike(videoID: try context.parameters.require("id"), by: try context.caller()), context)
+        .json(200, try social.unlike(videoID: try context.parameters.require("id"), by: try context.caller(), answering: Presenter.videoSelection(for: context.identity)))
     }
 
     /// Who liked a video, most recent like first.
@@ -85,8 +85,9 @@ struct VideoRoutes {
 
     @Sendable func comment(_ request: Request, _ context: Context) throws -> Response {
         let body = try JSONBody.parse(request)
-        let comment = try social.comment(videoID: try context.parameters.require("id"), content: try body.requireString("content"), by: try context.caller())
-        return try presentActivity(201, comment, context)
+        return .json(201, try social.comment(
+            videoID: try context.parameters.require("id"), content: try body.requireString("content"), by: try context.caller(),
+            answering: Presenter.activitySelection(for: context.identity)))
     }
 
     /// A video's comments, oldest first.
@@ -109,15 +110,12 @@ struct VideoRoutes {
 
     @Sendable func flag(_ request: Request, _ context: Context) throws -> Response {
         let body = request.body.isEmpty ? JSONBody([:]) : try JSONBody.parse(request)
-        let flag = try social.flag(videoID: try context.parameters.require("id"), reason: try body.string("reason"), by: try context.caller())
-        return try presentActivity(201, flag, context)
+        return .json(201, try social.flag(
+            videoID: try context.parameters.require("id"), reason: try body.string("reason"), by: try context.caller(),
+            answering: Presenter.activitySelection(for: context.identity)))
     }
 
     private func present(_ status: Int, _ video: Video, _ context: Context) throws -> Response {
         .json(status, try database.read { connection in try Presenter(context.identity, connection).video(video) })
-    }
-
-    private func presentActivity(_ status: Int, _ activity: Activity, _ context: Context) throws -> Response {
-        .json(status, try database.read { connection in try Presenter(context.identity, connection).activities([activity])[0] })
     }
 }
