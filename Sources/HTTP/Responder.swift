@@ -2,8 +2,8 @@ import Telemetry
 
 /// What the server calls for every request. Implementations are immutable and thread-safe.
 public protocol HTTPResponder: Sendable {
-    /// True when the request's route asked to run on the offload pool (`RouteOptions.offload`).
-    func wantsOffload(_ request: Request) -> Bool
+    /// The pool the request's route asked to run on (`RouteOptions`); nil: the serving thread.
+    func workerPool(for request: Request) -> WorkerPool?
     /// The response; never throws: every failure becomes the JSON error envelope.
     func respond(to request: Request) -> Response
 }
@@ -21,9 +21,9 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     let chains: [Chain]
     let root: RouteNode
     let logger: Logger
-    /// Methods of the routes registered with `.offload`: any other request is answered on
-    /// its serving thread without matching its route a second time.
-    let offloadMethods: Set<String>
+    /// Methods of the routes registered with `.offload` or `.blocking`: any other request is
+    /// answered on its serving thread without matching its route a second time.
+    let pooledMethods: Set<String>
 
     /// Methods that are routed normally; anything else is 405 on every path.
     static var knownMethods: Set<String> { ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"] }
@@ -31,7 +31,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger, mapError: @escaping ErrorMapper) {
         self.routeTable = routes
         self.logger = logger
-        offloadMethods = Set(routes.filter { $0.options.contains(.offload) }.map(\.method))
+        pooledMethods = Set(routes.filter { !$0.options.isDisjoint(with: [.offload, .blocking]) }.map(\.method))
         root = RouteNode.build(routes.enumerated().map { (index: $0.offset, method: $0.element.method, segments: $0.element.segments) })
         chains = routes.map { route in
             let handler = route.handler
@@ -89,12 +89,11 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         return .methodNotAllowed(allowed.sorted())
     }
 
-    public func wantsOffload(_ request: Request) -> Bool {
-        guard offloadMethods.contains(request.method) else { return false }
-        if case .found(let index, _) = match(method: request.method, path: request.path) {
-            return routeTable[index].options.contains(.offload)
-        }
-        return false
+    public func workerPool(for request: Request) -> WorkerPool? {
+        guard pooledMethods.contains(request.method),
+              case .found(let index, _) = match(method: request.method, path: request.path) else { return nil }
+        let options = routeTable[index].options
+        return options.contains(.offload) ? .offload : options.contains(.blocking) ? .blocking : nil
     }
 
     public func respond(to request: Request) -> Response {

@@ -9,9 +9,24 @@ public struct RouteOptions: OptionSet, Sendable {
     /// CPU-heavy work (bcrypt on signup and login): a serving thread multiplexes many
     /// connections, so blocking it stalls all of them.
     public static let offload = RouteOptions(rawValue: 1 << 0)
+
+    /// Run the handler on the server's blocking pool. Use it for handlers that mostly wait
+    /// their turn for something requests share one at a time (a database's single writer):
+    /// the pool's many threads wait side by side, so the serving threads keep answering
+    /// other requests meanwhile, and the waiting handlers are there together for whatever
+    /// they wait on to serve as a group (the SQLite writer commits them together).
+    public static let blocking = RouteOptions(rawValue: 1 << 1)
 }
 
-/// A route handler. Runs synchronously on a server (or offload) thread.
+/// Where a request's handler runs, when not on the serving thread that read it.
+public enum WorkerPool: Sendable {
+    /// `RouteOptions.offload`: few threads, at a lower priority, for CPU-heavy work.
+    case offload
+    /// `RouteOptions.blocking`: many threads, for handlers that wait.
+    case blocking
+}
+
+/// A route handler. Runs synchronously on a serving thread, or on a `WorkerPool`'s.
 public typealias Handler<Identity: Sendable> = @Sendable (Request, RequestContext<Identity>) throws -> Response
 
 /// Translates an application error to the answer a client gets; nil leaves it a 500.

@@ -14,6 +14,7 @@ final class StartedSignal: Sendable {
 final class HTTPServerLiveTests: XCTestCase {
     var server: HTTPServer?
     let started = StartedSignal()
+    let waiting = StartedSignal()
     let logs = InMemoryLogHandler()
 
     override func setUpWithError() throws {
@@ -29,6 +30,13 @@ final class HTTPServerLiveTests: XCTestCase {
             signal.semaphore.signal()
             usleep(300_000)  // stands in for bcrypt: CPU-heavy work on the offload pool
             return .json(JSONValue.object(["slow": .bool(true)]))
+        }
+        let waiting = self.waiting
+        router.put("/wait", options: .blocking) { _, _ in
+            // Stands in for a write waiting its turn at the database's writer.
+            waiting.semaphore.signal()
+            usleep(300_000)
+            return .json(JSONValue.object(["waited": .bool(true)]))
         }
         var config = ServerConfiguration()
         config.port = 0
@@ -157,6 +165,30 @@ final class HTTPServerLiveTests: XCTestCase {
         XCTAssertLessThan(worst, .milliseconds(150), "plain GETs must not wait for offloaded work")
         group.wait()
         XCTAssertEqual(slowStatuses.values, Array(repeating: 200, count: 8))
+    }
+
+    func testBlockingRequestsWaitSideBySideWithoutBlockingPlainOnes() throws {
+        let port = self.port
+        let group = DispatchGroup()
+        let statuses = SlowResults()
+        let clock = ContinuousClock()
+        let began = clock.now
+        for _ in 0..<8 {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                statuses.append((try? RawHTTPClient(port: port).request("PUT", "/wait").status) ?? -1)
+            }
+        }
+        for _ in 0..<8 { waiting.semaphore.wait() }  // all eight are waiting at once
+        let plainBegan = clock.now
+        let reply = try RawHTTPClient(port: port).request("GET", "/hello")
+        XCTAssertEqual(reply.status, 200)
+        XCTAssertLessThan(clock.now - plainBegan, .milliseconds(150), "a plain GET does not wait for blocking handlers")
+        group.wait()
+        XCTAssertEqual(statuses.values, Array(repeating: 200, count: 8))
+        // Eight waits of 0.3 s side by side, not one after another (2.4 s).
+        XCTAssertLessThan(clock.now - began, .milliseconds(1_500))
     }
 
     func testGracefulShutdownFinishesInFlightOffloadedRequest() throws {

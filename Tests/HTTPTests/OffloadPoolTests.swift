@@ -5,7 +5,7 @@ import XCTest
 
 final class OffloadPoolTests: XCTestCase {
     func testFullQueueRefusesAndShutdownRunsQueuedJobs() throws {
-        let pool = OffloadPool(threads: 1, capacity: 2)
+        let pool = OffloadPool(threads: 1, capacity: 2, niceness: 10)
         let gate = DispatchSemaphore(value: 0)
         let running = DispatchSemaphore(value: 0)
         let ran = Mutex(0)

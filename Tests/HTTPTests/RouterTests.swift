@@ -57,7 +57,7 @@ final class RouterTests: XCTestCase {
         router.put("/v1/users/{userId}/follow") { _, ctx in
             .json(JSONValue.object(["followed": .string(ctx.parameters["userId"] ?? "")]))
         }
-        router.delete("/v1/users/{id}") { _, _ in .noContent() }
+        router.delete("/v1/users/{id}", options: .blocking) { _, _ in .noContent() }
         router.post("/v1/sessions", options: .offload) { _, _ in .json(201, JSONValue.object([:])) }
         router.get("/fail/api") { _, _ in throw APIError.validation("title", "Title is too long.") }
         router.get("/fail/nofield") { _, _ in throw APIError.notFound("No such video.") }
@@ -169,9 +169,10 @@ final class RouterTests: XCTestCase {
 
     func testOffloadFlagAndRouteList() {
         let responder = makeResponder()
-        XCTAssertTrue(responder.wantsOffload(Request(method: "POST", path: "/v1/sessions")))
-        XCTAssertFalse(responder.wantsOffload(Request(method: "GET", path: "/v1/users/1")))
-        XCTAssertFalse(responder.wantsOffload(Request(method: "GET", path: "/v1/sessions")))
+        XCTAssertEqual(responder.workerPool(for: Request(method: "POST", path: "/v1/sessions")), .offload)
+        XCTAssertEqual(responder.workerPool(for: Request(method: "DELETE", path: "/v1/users/1")), .blocking)
+        XCTAssertNil(responder.workerPool(for: Request(method: "GET", path: "/v1/users/1")))
+        XCTAssertNil(responder.workerPool(for: Request(method: "GET", path: "/v1/sessions")))
         XCTAssertTrue(responder.routes.contains(where: { $0.method == "PUT" && $0.pattern == "/v1/users/{userId}/follow" }))
         XCTAssertEqual(responder.routes.count, 8)
     }

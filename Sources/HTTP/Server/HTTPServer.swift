@@ -35,6 +35,12 @@ public final class HTTPServer: Sendable {
         // error naming `bind` with its errno (EADDRINUSE).
         let listener = try ListenSocket.bind(host: config.host, port: config.port, backlog: 1024)
         try core.offloadPool.start()
+        do {
+            try core.blockingPool.start()
+        } catch {
+            core.offloadPool.shutdown()
+            throw error
+        }
 
         // Flags, checked against libmicrohttpd 0.9.75's header:
         // - EPOLL_INTERNAL_THREAD + INTERNAL_POLLING_THREAD: epoll, with MHD running the loop on
@@ -78,7 +84,7 @@ public final class HTTPServer: Sendable {
         guard let started else {
             let err = errno
             close(listener.fd)
-            core.offloadPool.shutdown()
+            core.shutdownPools()
             throw HTTPServerError(function: "MHD_start_daemon_va", errno: err, detail: "\(config.host):\(listener.port)")
         }
         daemon.withLock { $0 = DaemonHandle(pointer: started) }
@@ -105,9 +111,9 @@ public final class HTTPServer: Sendable {
         if remaining > 0 {
             core.logger.warning("shutdown grace period over", ["in_flight": String(remaining)])
         }
-        // Offloaded jobs resume their connection when done; they must all have done so before
+        // Pooled jobs resume their connection when done; they must all have done so before
         // MHD_stop_daemon frees the connections.
-        core.offloadPool.shutdown()
+        core.shutdownPools()
         MHD_stop_daemon(handle.pointer)
         core.logger.info("stopped")
     }
@@ -115,7 +121,7 @@ public final class HTTPServer: Sendable {
     deinit {
         if let handle = daemon.withLock({ $0 }) {
             // Jobs resume their connections: let them finish before the daemon frees them.
-            core.offloadPool.shutdown()
+            core.shutdownPools()
             MHD_stop_daemon(handle.pointer)
         }
     }
@@ -137,6 +143,7 @@ final class ServerCore: Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let offloadPool: OffloadPool
+    let blockingPool: OffloadPool
     /// Requests whose first access-handler call happened and whose completion callback has not.
     let inFlight = Atomic<Int>(0)
     let requestsRejected: Counter
@@ -146,15 +153,25 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
-        offloadPool = OffloadPool(threads: configuration.offloadThreads, capacity: configuration.offloadQueueCapacity)
+        offloadPool = OffloadPool(threads: configuration.offloadThreads, capacity: configuration.offloadQueueCapacity, niceness: 10)
+        // A connection has at most one request in flight, so this queue is never full.
+        blockingPool = OffloadPool(threads: configuration.blockingThreads, capacity: configuration.maxConnections, niceness: 0)
         requestsRejected = metrics.counter(
             "pacenote_http_rejected_total", help: "Requests refused before routing (size limits, bad framing).")
         offloadRejected = metrics.counter(
             "pacenote_http_offload_rejected_total", help: "Offloaded requests refused because the offload queue was full.")
-        let pool = offloadPool
+        let pool = offloadPool, blocking = blockingPool
         metrics.gauge("pacenote_http_offload_outstanding", help: "Offloaded requests queued or running.") {
             Double(pool.outstanding)
         }
+        metrics.gauge("pacenote_http_blocking_outstanding", help: "Requests queued or running on the blocking pool (writes).") {
+            Double(blocking.outstanding)
+        }
+    }
+
+    func shutdownPools() {
+        offloadPool.shutdown()
+        blockingPool.shutdown()
     }
 }
 

@@ -202,7 +202,7 @@ extension ServerCore {
     func process(box: RequestBox, connection: OpaquePointer) -> MHD_Result {
         var request = box.head
         request.body = box.upload.withLock { $0.body }
-        guard responder.wantsOffload(request) else {
+        guard let kind = responder.workerPool(for: request) else {
             let response = responder.respond(to: request)
             box.upload.withLock { $0.markResponded() }
             return queue(response, on: connection)
@@ -212,7 +212,8 @@ extension ServerCore {
         let handle = ConnectionHandle(pointer: connection)
         let responder = self.responder
         let offloaded = request
-        let accepted = offloadPool.trySubmit {
+        let pool = kind == .offload ? offloadPool : blockingPool
+        let accepted = pool.trySubmit {
             let response = responder.respond(to: offloaded)
             box.upload.withLock { $0.complete(response) }
             MHD_resume_connection(handle.pointer)

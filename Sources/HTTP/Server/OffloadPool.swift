@@ -5,10 +5,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// A small fixed pool of low-priority pthreads with a bounded FIFO queue, for CPU-heavy
-/// handlers (bcrypt) that must never hold a libmicrohttpd serving thread.
-///
-/// Threads run at nice 10 so serving threads win the CPU when both are busy.
+/// A fixed pool of pthreads with a bounded FIFO queue, for handlers that must never hold a
+/// libmicrohttpd serving thread: CPU-heavy ones (bcrypt; those threads run at nice 10 so
+/// serving threads win the CPU when both are busy) and blocking ones (database writes).
 final class OffloadPool: Sendable {
     typealias Job = @Sendable () -> Void
 
@@ -29,9 +28,13 @@ final class OffloadPool: Sendable {
     let threadCount: Int
     let threads = Mutex<[pthread_t]>([])
 
-    init(threads: Int, capacity: Int) {
+    /// The threads' nice value (setpriority(2)): above 0 yields to the serving threads.
+    let niceness: Int32
+
+    init(threads: Int, capacity: Int, niceness: Int32) {
         threadCount = max(1, threads)
         self.capacity = max(1, capacity)
+        self.niceness = niceness
     }
 
     /// Starts the worker threads; throws naming `pthread_create` on failure.
@@ -69,7 +72,7 @@ final class OffloadPool: Sendable {
     private func workerLoop() {
         // On Linux, PRIO_PROCESS with who = 0 applies to the calling thread only (nice is a
         // per-thread attribute under NPTL; see setpriority(2), BUGS), which is what we want.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
         while true {
             available.wait()
             let job: Job? = queue.withLock { q in

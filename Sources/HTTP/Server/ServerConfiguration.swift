@@ -10,6 +10,9 @@ public struct ServerConfiguration: Sendable {
     public var offloadThreads: Int = 2
     /// Jobs that may wait for an offload thread; beyond it requests get 503 `rate_limited`.
     public var offloadQueueCapacity: Int = 256
+    /// Threads of the blocking pool (routes with `RouteOptions.blocking`, e.g. database
+    /// writes). Its queue holds one job per connection, so it never refuses one.
+    public var blockingThreads: Int = 32
     /// Largest request body; a larger one is 413 `payload_too_large`.
     public var maxBodyBytes: Int = 65_536
     /// Largest request line (414) and header block (431).

@@ -14,14 +14,14 @@ struct AccountRoutes {
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/users", options: .offload, signUp)
         router.post("/v1/sessions", options: .offload, logIn)
-        router.delete("/v1/sessions/current", logOut)
-        router.delete("/v1/sessions", logOutEverywhere)
+        router.delete("/v1/sessions/current", options: .blocking, logOut)
+        router.delete("/v1/sessions", options: .blocking, logOutEverywhere)
         router.get("/v1/users/me", me)
-        router.patch("/v1/users/me", updateMe)
+        router.patch("/v1/users/me", options: .blocking, updateMe)
         router.put("/v1/users/me/password", options: .offload, changePassword)
         router.delete("/v1/users/me", options: .offload, deleteMe)
         router.get("/v1/users/{idOrUsername}", user)
-        router.put("/v1/users/{id}/role", setRole)
+        router.put("/v1/users/{id}/role", options: .blocking, setRole)
     }
 
     @Sendable func signUp(_ request: Request, _ context: Context) throws -> Response {

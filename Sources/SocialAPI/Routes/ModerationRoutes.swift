@@ -9,8 +9,8 @@ struct ModerationRoutes {
     let videos: Videos
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.post("/v1/moderation/videos/{id}/hide", hide)
-        router.post("/v1/moderation/videos/{id}/restore", restore)
+        router.post("/v1/moderation/videos/{id}/hide", options: .blocking, hide)
+        router.post("/v1/moderation/videos/{id}/restore", options: .blocking, restore)
     }
 
     @Sendable func hide(_ request: Request, _ context: Context) throws -> Response {

@@ -11,10 +11,10 @@ struct RallyRoutes {
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.get("/v1/rallies", list)
-        router.post("/v1/rallies", create)
+        router.post("/v1/rallies", options: .blocking, create)
         router.get("/v1/rallies/{id}", rally)
-        router.patch("/v1/rallies/{id}", update)
-        router.delete("/v1/rallies/{id}", delete)
+        router.patch("/v1/rallies/{id}", options: .blocking, update)
+        router.delete("/v1/rallies/{id}", options: .blocking, delete)
         router.get("/v1/rallies/{id}/days/{n}/videos", dayVideos)
     }
 

@@ -11,8 +11,8 @@ struct UserRoutes {
     private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.put("/v1/users/{id}/follow", follow)
-        router.delete("/v1/users/{id}/follow", unfollow)
+        router.put("/v1/users/{id}/follow", options: .blocking, follow)
+        router.delete("/v1/users/{id}/follow", options: .blocking, unfollow)
         router.get("/v1/users/{id}/videos", videos)
         router.get("/v1/users/{id}/followers", followers)
         router.get("/v1/users/{id}/following", following)

@@ -13,17 +13,17 @@ struct VideoRoutes {
     private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.post("/v1/videos", create)
+        router.post("/v1/videos", options: .blocking, create)
         router.get("/v1/videos/{id}", video)
-        router.patch("/v1/videos/{id}", update)
-        router.delete("/v1/videos/{id}", delete)
-        router.put("/v1/videos/{id}/like", like)
-        router.delete("/v1/videos/{id}/like", unlike)
+        router.patch("/v1/videos/{id}", options: .blocking, update)
+        router.delete("/v1/videos/{id}", options: .blocking, delete)
+        router.put("/v1/videos/{id}/like", options: .blocking, like)
+        router.delete("/v1/videos/{id}/like", options: .blocking, unlike)
         router.get("/v1/videos/{id}/likes", likes)
-        router.post("/v1/videos/{id}/comments", comment)
+        router.post("/v1/videos/{id}/comments", options: .blocking, comment)
         router.get("/v1/videos/{id}/comments", comments)
-        router.delete("/v1/comments/{id}", deleteComment)
-        router.post("/v1/videos/{id}/flags", flag)
+        router.delete("/v1/comments/{id}", options: .blocking, deleteComment)
+        router.post("/v1/videos/{id}/flags", options: .blocking, flag)
     }
 
     @Sendable func create(_ request: Request, _ context: Context) throws -> Response {
