@@ -13,8 +13,7 @@ public struct RouteOptions: OptionSet, Sendable {
     /// Run the handler on the server's blocking pool. Use it for handlers that mostly wait
     /// their turn for something requests share one at a time (a database's single writer):
     /// the pool's many threads wait side by side, so the serving threads keep answering
-    /// other requests meanwhile, and the waiting handlers are there together for whatever
-    /// they wait on to serve as a group (the SQLite writer commits them together).
+    /// other requests meanwhile.
     public static let blocking = RouteOptions(rawValue: 1 << 1)
 }
 

@@ -107,13 +107,6 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
-    /// True inside a transaction (BEGIN seen, no COMMIT or ROLLBACK yet); false also when
-    /// SQLite rolled one back by itself after an error (https://sqlite.org/c3ref/get_autocommit.html).
-    var isInTransaction: Bool {
-        guard let handle else { return false }
-        return sqlite3_get_autocommit(handle) == 0
-    }
-
     /// Copies what it can from the WAL back into the database file without waiting for
     /// readers or the writer (SQLITE_CHECKPOINT_PASSIVE, https://sqlite.org/c3ref/wal_checkpoint_v2.html).
     func checkpointPassive() throws(StorageError) {

@@ -9,8 +9,8 @@ import Synchronization
 /// writes in this process without SQLITE_BUSY, and `busy_timeout` covers other processes
 /// (the `pacenote` command line run beside a server).
 public final class SQLiteDatabase: Database, @unchecked Sendable {
-    // @unchecked: the writer is only reached through `groupCommit`, which lends it to one
-    // thread at a time, and each reader connection is lent to one thread at a time by `readerPool`.
+    // @unchecked: `writer` is only touched while `writerLock` is held, and each reader
+    // connection is lent to one thread at a time by `readerPool`.
 
     public struct Configuration: Sendable {
         public var path: String
@@ -40,6 +40,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     }
 
     public let dialect = SQLDialect.sqlite
+    private let writer: SQLiteConnection
     /// Moves WAL pages back into the database file on its own queue, so that a commit never
     /// pays for a checkpoint (with fan-out writes touching many pages, checkpoints inside
     /// commits were a third of a like's time, fsync included). Touched only on `checkpointQueue`.
@@ -49,14 +50,13 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     /// The WAL's size after the last commit, kept by the writer's WAL hook (internal for tests).
     let walFrames = WALFrameCount()
     private let checkpointPages: Int
-    /// The only way to the writer: one write at a time, concurrent ones committed together
-    /// (internal for tests).
-    let groupCommit: GroupCommit
+    private let writerCheckpointPages: Int
+    private let writerLock = NSLock()
     private let readerPool: ConnectionPool<SQLiteConnection>
 
     public init(configuration: Configuration) throws(StorageError) {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        let writer = try SQLiteConnection(path: configuration.path, flags: flags)
+        writer = try SQLiteConnection(path: configuration.path, flags: flags)
         try writer.execute(SQL(unsafeSQL: "PRAGMA busy_timeout = \(configuration.busyTimeoutMillis)"))
         // journal_mode answers with a row, so it goes through fetchOne.
         _ = try writer.fetchOne("PRAGMA journal_mode = WAL")
@@ -66,10 +66,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         try writer.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(configuration.cacheKiB)"))
         writer.trackWALSize(in: walFrames)
         checkpointPages = configuration.checkpointPages
-        let frames = walFrames, writerCheckpointPages = configuration.writerCheckpointPages
-        groupCommit = GroupCommit(writer: writer) { writer in
-            if frames.value.load(ordering: .relaxed) >= writerCheckpointPages { try? writer.checkpointPassive() }
-        }
+        writerCheckpointPages = configuration.writerCheckpointPages
         checkpointer = try SQLiteConnection(path: configuration.path, flags: SQLITE_OPEN_READWRITE)
         try checkpointer.execute(SQL(unsafeSQL: "PRAGMA busy_timeout = \(configuration.busyTimeoutMillis)"))
         // A connection opens the WAL at its first read; until then a checkpoint on it is a
@@ -105,12 +102,13 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     /// syncing. Under sustained writes it never ends with the WAL fully copied (commits land
     /// while it works), so the WAL would never restart and would grow until a commit paid
     /// for a checkpoint of the whole file: 250 to 600 ms stalls, seen as the p99 of likes.
-    /// The second pass holds the writer (committing the batch in progress first), copies the
-    /// frames committed meanwhile and leaves the WAL fully copied, so the next transaction
-    /// rewinds it.
+    /// The second pass holds the writer lock, copies the frames committed meanwhile and
+    /// leaves the WAL fully copied, so the next transaction rewinds it.
     private func checkpoint() {
         try? checkpointer.checkpointPassive()
-        groupCommit.exclusive { _ in try? checkpointer.checkpointPassive() }
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        try? checkpointer.checkpointPassive()
     }
 
     public func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
@@ -129,7 +127,20 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     }
 
     public func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
-        try groupCommit.write(body)
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        // IMMEDIATE takes the write lock up front, so another process makes us wait
+        // (busy_timeout) at BEGIN rather than fail half-way through.
+        try writer.execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body(writer)
+            try writer.execute("COMMIT")
+            if walFrames.value.load(ordering: .relaxed) >= writerCheckpointPages { try? writer.checkpointPassive() }
+            return result
+        } catch {
+            _ = try? writer.execute("ROLLBACK")
+            throw error
+        }
     }
 
     public var readerUsage: (inUse: Int, total: Int) {
@@ -143,7 +154,9 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     public func close() {
         checkpointTimer.cancel()
         checkpointQueue.sync { checkpointer.close() }
-        groupCommit.exclusive { writer in writer.close() }
+        writerLock.lock()
+        writer.close()
+        writerLock.unlock()
         readerPool.closeAll { $0.close() }
     }
 
