@@ -334,7 +334,7 @@ struct ExpectedImport {
 @Suite struct DeferredIndexesTests {
     @Test func theMigrationsDefineThePlainIndexesOfVideosAndActivities() {
         let names = Set(DeferredIndexes().definitions.keys)
-        #expect(names.isSuperset(of: ["videos_owner_recent", "videos_day_recent", "videos_day_top", "activities_video", "activities_from", "activities_to", "activities_to_recent"]))
+        #expect(names.isSuperset(of: ["videos_owner_recent", "videos_day_recent", "videos_day_top", "activities_video", "activities_from", "activities_followers", "activities_to_recent"]))
         #expect(!names.contains("activities_one_like"), "UNIQUE indexes refuse duplicates during the load and are never set aside")
     }
 
