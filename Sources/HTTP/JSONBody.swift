@@ -49,11 +49,15 @@ public struct JSONBody: Sendable {
         return s
     }
 
-    /// The integer at `key` (an integral number), nil when absent or null.
+    /// The integer at `key` (an integral number), nil when absent or null. A whole number too
+    /// large for an integer, however spelled (`1e400`, `1e20`), is out of range, not malformed.
     public func int(_ key: String) throws(APIError) -> Int? {
         guard let v = present(key) else { return nil }
-        guard let i = v.intValue else { throw APIError.validation(key, "\(key) must be an integer.") }
-        return i
+        if let i = v.intValue { return i }
+        if case .double(let d) = v, d.isInfinite || d == d.rounded() {
+            throw APIError.validation(key, "\(key) is out of range.")
+        }
+        throw APIError.validation(key, "\(key) must be an integer.")
     }
 
     /// The integer at `key`; missing or wrong type is 400 `validation_failed`.

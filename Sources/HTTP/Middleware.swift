@@ -2,24 +2,23 @@ import Telemetry
 
 /// Code that runs around every matched route, in the order added to the router.
 ///
-/// Call `next` to continue; return without calling it to answer early; throw `APIError` to
-/// answer with its envelope. The responder converts a handler's error into its response at the
-/// innermost level, so `next` normally returns a `Response` even when the handler threw: every
-/// middleware sees the final status. `next` throws only when a middleware further in throws.
+/// Call `next` to continue; return without calling it to answer early; throw to answer with the
+/// error's response. The responder converts any error (a handler's or a middleware's) into its
+/// response through the router's error mapper where it escapes, so `next` always returns the
+/// response the client will get: every middleware sees the final status.
 public protocol Middleware<Identity>: Sendable {
     associatedtype Identity: Sendable
     func handle(
         _ request: Request, context: RequestContext<Identity>,
-        next: (Request, RequestContext<Identity>) throws -> Response
+        next: (Request, RequestContext<Identity>) -> Response
     ) throws -> Response
 }
 
 /// Records `pacenote_http_requests_total{route,method,status}` and
 /// `pacenote_http_request_duration_seconds{route}`.
 ///
-/// Add it first so it times everything else. Errors thrown from further in are turned into
-/// their response here (and not rethrown) so the recorded status is the one the client gets.
-/// Unmatched requests (404/405) never reach middleware and are not recorded here.
+/// Add it first so it times everything else; `next` returns the response the client gets, errors
+/// included, so the recorded status is the real one. Unmatched requests (404/405) never reach middleware and are not recorded here.
 public struct MetricsMiddleware<Identity: Sendable>: Middleware {
     let registry: MetricsRegistry
 
@@ -29,15 +28,10 @@ public struct MetricsMiddleware<Identity: Sendable>: Middleware {
 
     public func handle(
         _ request: Request, context: RequestContext<Identity>,
-        next: (Request, RequestContext<Identity>) throws -> Response
-    ) throws -> Response {
+        next: (Request, RequestContext<Identity>) -> Response
+    ) -> Response {
         let start = ContinuousClock.now
-        let response: Response
-        do {
-            response = try next(request, context)
-        } catch {
-            response = errorResponse(for: error, logger: context.logger)
-        }
+        let response = next(request, context)
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         registry.counter(

@@ -11,9 +11,9 @@ public protocol HTTPResponder: Sendable {
 /// The frozen router: immutable, `Sendable`, read by every server thread without locks.
 ///
 /// Order of work for one request: make a request id and logger; match the route (404, 405);
-/// run the middleware chain around the handler, converting the handler's error into its
-/// response at the innermost level (so middleware sees the final status); convert an error
-/// escaping a middleware the same way; add `X-Request-Id`; drop the body for HEAD.
+/// run the middleware chain around the handler, converting an error into its response (through
+/// the error mapper) at the level it escapes, so every middleware sees the final status; add
+/// `X-Request-Id`; drop the body for HEAD.
 public final class Responder<Identity: Sendable>: HTTPResponder {
     typealias Chain = @Sendable (Request, RequestContext<Identity>) -> Response
 
@@ -33,29 +33,32 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         self.logger = logger
         pooledMethods = Set(routes.filter { !$0.options.isDisjoint(with: [.offload, .blocking]) }.map(\.method))
         root = RouteNode.build(routes.enumerated().map { (index: $0.offset, method: $0.element.method, segments: $0.element.segments) })
+        // Every error, wherever it is thrown (a handler or a middleware), becomes its response
+        // right where it escapes, through the one mapper: so each middleware's `next` returns the
+        // response the client will get, and no layer can turn a mapped error into a 500.
+        let respond: @Sendable (any Error, RequestContext<Identity>) -> Response = { error, context in
+            errorResponse(for: mapError(error) ?? error, logger: context.logger)
+        }
         chains = routes.map { route in
             let handler = route.handler
-            var next: @Sendable (Request, RequestContext<Identity>) throws -> Response = { request, context in
+            var next: Chain = { request, context in
                 do {
                     return try handler(request, context)
                 } catch {
-                    return errorResponse(for: mapError(error) ?? error, logger: context.logger)
+                    return respond(error, context)
                 }
             }
             for middleware in middlewares.reversed() {
                 let inner = next
                 next = { request, context in
-                    try middleware.handle(request, context: context, next: inner)
+                    do {
+                        return try middleware.handle(request, context: context, next: inner)
+                    } catch {
+                        return respond(error, context)
+                    }
                 }
             }
-            let composed = next
-            return { request, context in
-                do {
-                    return try composed(request, context)
-                } catch {
-                    return errorResponse(for: mapError(error) ?? error, logger: context.logger)
-                }
-            }
+            return next
         }
     }
 

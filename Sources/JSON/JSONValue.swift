@@ -1,7 +1,9 @@
 /// A parsed JSON document.
 ///
 /// Numbers without fraction or exponent that fit in `Int64` are `.int`; every other number is
-/// `.double`. Objects keep the last value of a duplicated key.
+/// `.double`, beyond `Double`'s range an infinity of its sign (`1e400` is valid JSON: a field
+/// refuses it as out of range, naming the field, rather than the whole body being malformed).
+/// Objects keep the last value of a duplicated key.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -94,8 +96,8 @@ extension JSONValue {
     /// Parses one JSON document strictly (RFC 8259).
     ///
     /// Refused: invalid UTF-8 anywhere, lone surrogate escapes, nesting deeper than `maxDepth`
-    /// containers, trailing garbage, leading zeros, trailing commas, comments, NaN/Infinity,
-    /// numbers out of `Double` range, raw control characters in strings. Surrounding JSON
+    /// containers, trailing garbage, leading zeros, trailing commas, comments, NaN/Infinity
+    /// literals, raw control characters in strings. Surrounding JSON
     /// whitespace is allowed. `\u0000` decodes to a NUL character. Time and memory are linear in
     /// the input size; recursion depth is bounded by `maxDepth`.
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
@@ -260,7 +262,8 @@ struct JSONParser {
         // The bytes are ASCII digits and signs only, checked above.
         let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<pos]), as: UTF8.self)
         if isInteger, let i = Int64(text) { return .int(i) }
-        guard let d = Double(text), d.isFinite else { throw fail("number out of range", at: start) }
+        // Double(text) is infinite past its range and zero below it; both are kept as such.
+        guard let d = Double(text) else { throw fail("invalid number", at: start) }
         return .double(d)
     }
 

@@ -27,6 +27,8 @@ public final class Application: Sendable {
         /// Followers whose home gets a new video inside the write; beyond, and for every
         /// like, comment and follow, the outbox worker fans out.
         public var fanoutSyncLimit = 1_000
+        /// How long a write waits for a database lock held elsewhere before it answers 503.
+        public var busyTimeoutMillis = 5_000
         public init() {}
     }
 
@@ -82,6 +84,7 @@ public final class Application: Sendable {
         var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
         sqlite.readers = configuration.databaseReaders
         sqlite.synchronousFull = configuration.sqliteSynchronousFull
+        sqlite.busyTimeoutMillis = configuration.busyTimeoutMillis
         return try SQLiteDatabase(configuration: sqlite)
     }
 

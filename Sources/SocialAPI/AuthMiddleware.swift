@@ -20,7 +20,7 @@ struct AuthMiddleware: Middleware {
     let accounts: Accounts
     let publicRead: Bool
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) throws -> Response) throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) -> Response) throws -> Response {
         var context = context
         let route = "\(request.method) \(context.route)"
         let open = !context.route.hasPrefix("/v1/")
@@ -37,7 +37,7 @@ struct AuthMiddleware: Middleware {
         } else if !open {
             throw APIErrors.unauthorized
         }
-        return try next(request, context)
+        return next(request, context)
     }
 
     /// The token of a `Bearer` authorization header; nil when absent or of another scheme.

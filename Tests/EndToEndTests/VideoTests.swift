@@ -88,6 +88,18 @@ final class VideoTests: ServerTestCase {
         assertError(try client.request("POST", "/v1/videos", json: valid()), 401, "unauthorized", "no session")
     }
 
+    /// A number out of the field's range is `validation_failed` naming the field, whatever its
+    /// spelling: an exponent past Double's range used to be 400 `bad_request` for the whole body.
+    func testOutOfRangeDayNamesTheField() throws {
+        let owner = try client.signup()
+        for spelling in ["1e400", "-1e400", "1e20", "99999999999999999999", "2.5"] {
+            let body = #"{"youtubeId":"\#(Fake.youtubeId())","title":"Huge day","rallyId":"\#(rallyId)","day":\#(spelling)}"#
+            assertError(try client.request("POST", "/v1/videos", body: Data(body.utf8), token: owner.token),
+                        400, "validation_failed", field: "day", spelling)
+        }
+        XCTAssertEqual(jsonInt(try getObject("/v1/users/me", owner.token)["videosCount"]), 0, "nothing was registered")
+    }
+
     func testOnlyTheOwnerEdits() throws {
         let owner = try client.signup()
         let stranger = try client.signup()

@@ -34,6 +34,14 @@ final class JSONBodyTests: XCTestCase {
         }
     }
 
+    /// Numbers outside a field's range are `validation_failed` naming the field, whatever their spelling.
+    func testOutOfRangeNumbersNameTheField() throws {
+        for spelling in ["1e400", "-1e400", "1e20", "99999999999999999999", "1.5"] {
+            let b = try JSONBody.parse(body(#"{"day":\#(spelling)}"#))
+            expectError("validation_failed", field: "day") { _ = try b.int("day") }
+        }
+    }
+
     func testAccessors() throws {
         let b = try JSONBody.parse(body(#"{"s":"x","i":5,"f":1.5,"b":false,"o":{"k":"v"},"n":null}"#))
         XCTAssertEqual(try b.string("s"), "x")

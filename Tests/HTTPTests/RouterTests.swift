@@ -14,11 +14,11 @@ struct Tracing: Middleware {
     let name: String
     let trace: Mutex<[String]>.Box
 
-    func handle(_ request: Request, context: RequestContext<String>, next: (Request, RequestContext<String>) throws -> Response) throws -> Response {
+    func handle(_ request: Request, context: RequestContext<String>, next: (Request, RequestContext<String>) -> Response) throws -> Response {
         trace.append("\(name) in")
         var context = context
         context.identity = (context.identity ?? "") + name
-        let response = try next(request, context)
+        let response = next(request, context)
         trace.append("\(name) out \(response.status)")
         return response
     }
@@ -165,6 +165,29 @@ final class RouterTests: XCTestCase {
         let text = registry.renderPrometheus()
         XCTAssertTrue(text.contains(#"pacenote_http_requests_total{route="/v1/videos/{id}",method="GET",status="404"} 1"#), text)
         XCTAssertTrue(text.contains(#"pacenote_http_request_duration_seconds_count{route="/v1/videos/{id}"} 1"#), text)
+    }
+
+    /// An error a middleware throws goes through the router's error mapper like a handler's,
+    /// even with MetricsMiddleware outside it (which once turned it into 500 `internal`).
+    func testMiddlewareErrorsGoThroughTheMapper() throws {
+        struct Busy: Error {}
+        struct ThrowingMiddleware: Middleware {
+            func handle(_ request: Request, context: RequestContext<String>, next: (Request, RequestContext<String>) -> Response) throws -> Response {
+                throw Busy()
+            }
+        }
+        let registry = MetricsRegistry()
+        let router = RouterBuilder<String>(mapError: { error in
+            error is Busy ? APIError(status: 503, code: "unavailable", message: "Busy.", headers: [("Retry-After", "1")]) : nil
+        })
+        router.add(middleware: MetricsMiddleware<String>(registry: registry))
+        router.add(middleware: ThrowingMiddleware())
+        router.get("/v1/users/me") { _, _ in .noContent() }
+        let r = router.build().respond(to: Request(method: "GET", path: "/v1/users/me"))
+        XCTAssertEqual(r.status, 503)
+        XCTAssertEqual(try json(r)["error"]?["code"], .string("unavailable"))
+        XCTAssertEqual(r.header("Retry-After"), "1")
+        XCTAssertTrue(registry.renderPrometheus().contains(#"route="/v1/users/me",method="GET",status="503"} 1"#))
     }
 
     func testOffloadFlagAndRouteList() {

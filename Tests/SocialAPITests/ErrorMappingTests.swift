@@ -1,0 +1,58 @@
+import Foundation
+import HTTP
+import Storage
+import Synchronization
+import Telemetry
+import XCTest
+@testable import Auth
+@testable import SocialAPI
+
+/// Every error reaches the client through the one mapper, wherever it is raised.
+final class ErrorMappingTests: XCTestCase {
+    /// A clock the test moves, so a session reaches the age at which it is extended.
+    final class MovableClock: Storage.Clock {
+        let now = Mutex<Int64>(1_700_000_000_000)
+        func nowMillis() -> Int64 { now.withLock { $0 } }
+    }
+
+    /// The session extension runs inside AuthMiddleware; a database locked by another process
+    /// there must answer 503 `unavailable` with Retry-After, as it does in a handler, not 500.
+    func testBusyDatabaseWhileExtendingASessionIs503() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-busy-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = Application.Configuration()
+        configuration.dataDirectory = directory
+        configuration.accounts.bcryptCost = 4
+        configuration.accounts.sessionLifetimeMillis = 60_000
+        configuration.busyTimeoutMillis = 50
+        let clock = MovableClock()
+        let application = try Application(configuration: configuration, logger: Logger(handler: NullLogHandler()), clock: clock)
+        defer { application.close() }
+        let responder = application.makeResponder()
+
+        let signUp = responder.respond(to: Request(
+            method: "POST", path: "/v1/users",
+            body: Array(#"{"username":"busy_user","email":"busy@example.com","password":"password123"}"#.utf8)))
+        XCTAssertEqual(signUp.status, 201)
+        let body = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(signUp.body)) as? [String: Any])
+        let token = try XCTUnwrap(body["sessionToken"] as? String)
+        let me = Request(method: "GET", path: "/v1/users/me", headers: HTTPHeaders([("Authorization", "Bearer \(token)")]))
+
+        // Past half the lifetime, the next request extends the session: a write.
+        clock.now.withLock { $0 += 40_000 }
+        // Another process holds the write lock meanwhile.
+        let other = try SQLiteDatabase(configuration: .init(path: (directory as NSString).appendingPathComponent("pacenote.sqlite")))
+        defer { other.close() }
+        let locked = try other.write { connection -> Response in
+            _ = try connection.execute(SQL(unsafeSQL: "UPDATE users SET display_name = display_name"))
+            return responder.respond(to: me)
+        }
+        XCTAssertEqual(locked.status, 503)
+        XCTAssertEqual(locked.header("Retry-After"), "1")
+        let error = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(locked.body)) as? [String: Any])?["error"] as? [String: Any])
+        XCTAssertEqual(error["code"] as? String, "unavailable")
+
+        // Once the lock is gone the same request succeeds: nothing was left half-done.
+        XCTAssertEqual(responder.respond(to: me).status, 200)
+    }
+}
