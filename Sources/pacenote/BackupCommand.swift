@@ -5,8 +5,14 @@ import Storage
 /// `pacenote backup FILE`: a consistent copy of the SQLite database, taken with SQLite's
 /// online backup API while a server keeps running on it.
 enum BackupCommand {
+    static let spec = CommandSpec(
+        synopsis: "backup FILE [--data-dir ./data]",
+        summary: "Writes a consistent copy of the SQLite database to FILE (which must not exist) while a server keeps running on it; prints FILE.",
+        flags: CommonOptions.flags
+    )
+
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try Options(arguments, flags: CommonOptions.flags)
+        let options = try Options(arguments, spec: spec)
         guard options.positional.count == 1 else { throw Options.UsageError(description: "backup takes one FILE") }
         let target = options.positional[0]
         guard !FileManager.default.fileExists(atPath: target) else {

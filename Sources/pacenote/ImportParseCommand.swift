@@ -8,8 +8,21 @@ import Storage
 /// Exit 0 when every file was read to its end (skipped objects are expected), 1 when a
 /// file stopped early or could not be read.
 enum ImportParseCommand {
+    static let spec = CommandSpec(
+        synopsis: "import-parse DIR [--data-dir ./data]",
+        summary: """
+            Imports a Parse export (_User.json, Rallye.json, Video.json, Activity.json and, when present, _Installation.json in DIR): \
+            ids and bcrypt hashes are kept, counters recomputed, feeds built; every object skipped is reported with its id and why. \
+            Running it twice adds nothing. Exit 0 when every file was read to its end.
+            """,
+        flags: CommonOptions.flags + [
+            .init("batch-size", "N", "objects written per transaction (\(ParseImporter.Options().batchSize))"),
+            .init("following-depth", "N", "latest activities of each followed account copied into following feeds (\(ParseImporter.Options().followingDepth))"),
+        ]
+    )
+
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try Options(arguments, flags: CommonOptions.flags.union(["batch-size", "following-depth"]))
+        let options = try Options(arguments, spec: spec)
         guard options.positional.count == 1 else { throw Options.UsageError(description: "import-parse takes one DIR") }
         var importOptions = ParseImporter.Options()
         importOptions.batchSize = try options.int("batch-size", default: importOptions.batchSize, range: 1...1_000_000)

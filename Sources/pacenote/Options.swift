@@ -9,16 +9,16 @@ struct Options {
 
     private var values: [String: String] = [:]
     private(set) var positional: [String] = []
-    private let environment: [String: String]
 
-    /// Parses `--name value`, `--name=value` and, for `switches`, bare `--name`.
-    /// Only the names in `flags` and `switches` are accepted.
-    init(_ arguments: [String], flags: Set<String>, switches: Set<String> = [], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        self.environment = environment
+    /// Parses `--name value`, `--name=value` and, for switches, bare `--name`: only the flags
+    /// `spec` declares. `--help` or `-h` (not as a flag's value) throws `HelpRequested`.
+    init(_ arguments: [String], spec: CommandSpec, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let flags = spec.valueFlags, switches = spec.switches
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if argument == "--help" || argument == "-h" { throw HelpRequested(spec: spec) }
             guard argument.hasPrefix("--") else { positional.append(argument); continue }
             var name = String(argument.dropFirst(2))
             var value: String?

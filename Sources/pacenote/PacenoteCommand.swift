@@ -5,44 +5,49 @@ import Telemetry
 
 /// The commands of API.md "Command line".
 enum PacenoteCommand {
-    static let usage = """
-        usage: pacenote <command> [options]
+    /// Every command, in the order `pacenote help` lists them.
+    static let commands: [(name: String, spec: CommandSpec, run: @Sendable ([String]) throws -> Int32)] = [
+        ("serve", ServeCommand.spec, ServeCommand.run),
+        ("migrate", MigrateCommand.spec, MigrateCommand.run),
+        ("user", UserCommand.spec, UserCommand.run),
+        ("backup", BackupCommand.spec, BackupCommand.run),
+        ("import-parse", ImportParseCommand.spec, ImportParseCommand.run),
+    ]
 
-          serve [--listen 127.0.0.1:8080] [--data-dir ./data]   run the server (applies migrations first)
-          migrate [--data-dir ./data]                           apply pending migrations and exit
-          user create --username U --email E --password P [--role user|moderator|admin]
-          user role USERNAME ROLE
-          backup FILE                                           online copy of a running SQLite database
-          import-parse DIR [--data-dir ./data]                  import a Parse export (_User.json, Rallye.json, ...)
-
-        Every option also reads PACENOTE_<OPTION> from the environment (PACENOTE_DATA_DIR, ...).
-        serve options: --bcrypt-cost N (10), --lockout-threshold N (10), --lockout-window 15m,
-          --lockout-duration 15m, --session-lifetime 365d, --threads N (cores), --hash-threads N (2),
-          --db-readers N (4), --sqlite-synchronous normal|full, --log-level info, --public-read,
-          --auto-hide-flags N (5), --cursor-secret HEX64 (default: generated into <data-dir>/cursor.key),
-          --fanout-sync-limit N (1000 followers whose home gets a new video inside the write; the rest, and every like, comment and follow, by the outbox worker)
-        """
+    static var usage: String {
+        let lines = commands.map { "  pacenote \($0.spec.synopsis)" }
+        return (["usage: pacenote <command> [options]", ""] + lines + [
+            "",
+            "`pacenote <command> --help` lists a command's options; each option also reads",
+            "PACENOTE_<OPTION> from the environment (--data-dir from PACENOTE_DATA_DIR, ...).",
+        ]).joined(separator: "\n")
+    }
 
     /// Runs one command; answers the process exit status.
     static func run(_ arguments: [String]) -> Int32 {
-        guard let command = arguments.first else {
+        guard let name = arguments.first else {
             FileHandle.standardError.write(Data((usage + "\n").utf8))
             return 2
         }
         let rest = Array(arguments.dropFirst())
         do {
-            switch command {
-            case "serve": return try ServeCommand.run(rest)
-            case "migrate": return try MigrateCommand.run(rest)
-            case "user": return try UserCommand.run(rest)
-            case "backup": return try BackupCommand.run(rest)
-            case "import-parse": return try ImportParseCommand.run(rest)
+            switch name {
             case "help", "--help", "-h":
-                print(usage)
-                return 0
+                // `pacenote help serve` is `pacenote serve --help`.
+                guard !rest.isEmpty else {
+                    print(usage)
+                    return 0
+                }
+                return run(rest + ["--help"])
             default:
-                throw Options.UsageError(description: "unknown command \(command)")
+                guard let command = commands.first(where: { $0.name == name }) else {
+                    throw Options.UsageError(description: "unknown command \(name)")
+                }
+                return try command.run(rest)
             }
+        } catch let help as HelpRequested {
+            print(help.spec.help)
+            return 0
         } catch let error as Options.UsageError {
             FileHandle.standardError.write(Data("pacenote: \(error)\n\n\(usage)\n".utf8))
             return 2
@@ -55,7 +60,16 @@ enum PacenoteCommand {
 
 /// Options every command that opens the database shares.
 enum CommonOptions {
-    static let flags: Set<String> = ["data-dir", "database", "log-level", "db-readers", "sqlite-synchronous"]
+    /// Where the data lives and how to open it.
+    static let database: [CommandSpec.Flag] = [
+        .init("data-dir", "DIR", "where the SQLite database and cursor.key live (./data)"),
+        .init("database", "URL", "the database; the embedded SQLite in --data-dir is the only one this build supports"),
+        .init("db-readers", "N", "SQLite reader connections (4)"),
+        .init("sqlite-synchronous", "normal|full", "normal survives a crash of the process, full also a power loss (normal)"),
+    ]
+    static let logLevel = CommandSpec.Flag("log-level", "LEVEL", "debug, info, warning or error (info); JSON lines on stderr")
+    /// The flags of every command that opens the database.
+    static let flags = database + [logLevel]
 
     static func configuration(_ options: Options) throws -> Application.Configuration {
         var configuration = Application.Configuration()

@@ -6,15 +6,27 @@ import Telemetry
 
 /// `pacenote serve`: migrate, then serve HTTP until SIGTERM or SIGINT.
 enum ServeCommand {
+    static let spec = CommandSpec(
+        synopsis: "serve [--listen 127.0.0.1:8080] [--data-dir ./data] [options]",
+        summary: "Applies pending migrations, then serves the HTTP API until SIGTERM or SIGINT (which finish the requests in flight).",
+        flags: [.init("listen", "HOST:PORT", "the address to serve on (127.0.0.1:8080; [::1]:8080 for IPv6)")] + CommonOptions.database + [
+            .init("public-read", nil, "let anonymous clients GET rallies, videos, users and their lists"),
+            .init("bcrypt-cost", "N", "bcrypt cost of new password hashes, 4 to 31 (10)"),
+            .init("lockout-threshold", "N", "failed logins for one login name that lock it (10)"),
+            .init("lockout-window", "DURATION", "the window those failures count in (15m)"),
+            .init("lockout-duration", "DURATION", "how long a locked name stays locked (15m)"),
+            .init("session-lifetime", "DURATION", "a session's life, extended on use after half of it (365d)"),
+            .init("auto-hide-flags", "N", "distinct flags that hide a video automatically (5)"),
+            .init("cursor-secret", "HEX64", "the key that authenticates cursors; the same for every server on one database (generated into <data-dir>/cursor.key)"),
+            .init("fanout-sync-limit", "N", "followers whose home gets a new video inside the write; the rest by the outbox worker (1000)"),
+            .init("threads", "N", "serving threads (one per core)"),
+            .init("hash-threads", "N", "threads for the bcrypt routes: sign-up, login, password change (2)"),
+            CommonOptions.logLevel,
+        ]
+    )
+
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try Options(
-            arguments,
-            flags: CommonOptions.flags.union([
-                "listen", "bcrypt-cost", "lockout-threshold", "lockout-window", "lockout-duration",
-                "session-lifetime", "threads", "hash-threads", "cursor-secret", "auto-hide-flags", "fanout-sync-limit",
-            ]),
-            switches: ["public-read"]
-        )
+        let options = try Options(arguments, spec: spec)
         var configuration = try CommonOptions.configuration(options)
         configuration.publicRead = try options.bool("public-read")
         configuration.accounts.bcryptCost = try options.int("bcrypt-cost", default: 10, range: 4...31)
