@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
-// Storage <- Auth, VideoRegistry, CloudHooks <- SocialAPI <- pacenote; HTTP is used by SocialAPI only.
+// Storage <- Auth, CloudHooks <- VideoRegistry <- SocialAPI <- ParseImport <- pacenote;
+// HTTP is used by SocialAPI (and the executable that starts it) only.
 // JSON, Telemetry and Crypto are leaf utilities any module may use.
 
 let swiftSettings: [SwiftSetting] = [

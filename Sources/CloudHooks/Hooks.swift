@@ -88,8 +88,8 @@ public final class Hooks: Sendable {
         for hook in hooks.afterDelete { try hook(event) }
     }
 
-    /// How many hooks of `trigger` are registered for `type` (tests and `/metrics`).
-    public func count(_ trigger: HookTrigger, for type: Any.Type) -> Int {
+    /// How many hooks of `trigger` are registered for `type`; for tests (`@testable import`).
+    func count(_ trigger: HookTrigger, for type: Any.Type) -> Int {
         table[ObjectIdentifier(type)]?.count(trigger) ?? 0
     }
 

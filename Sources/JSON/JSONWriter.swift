@@ -193,11 +193,11 @@ public struct JSONWriter: Sendable {
     public mutating func field(_ key: StaticString, _ value: some JSONEncodable) { self.key(key); self.value(value) }
     /// Writes `"key": value` (null when nil).
     public mutating func field(_ key: StaticString, _ value: (some JSONEncodable)?) { self.key(key); self.value(value) }
-    /// Writes `"key": [ ... ]` with one element per item.
+    /// Writes `"key": "2014-04-05T10:15:30.123Z"` for milliseconds since the epoch.
     public mutating func field(_ key: StaticString, timestampMillis ms: Int64) { self.key(key); timestamp(millisecondsSince1970: ms) }
-
+    /// Writes `"key": "2014-04-05"` for days since the epoch.
     public mutating func field(_ key: StaticString, date days: Int) { self.key(key); date(daysSince1970: days) }
-
+    /// Writes `"key": [ ... ]` with one element per item.
     public mutating func field(_ key: StaticString, array: some Sequence<some JSONEncodable>) {
         self.key(key)
         beginArray()

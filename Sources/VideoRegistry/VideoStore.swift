@@ -17,13 +17,6 @@ public struct VideoStore: Sendable {
         try connection.fetchOne("SELECT \(Video.columns) FROM videos v WHERE v.youtube_id = \(youtubeID.value)").map(Video.init(row:))
     }
 
-    /// The videos with these ids, in no particular order (for presenting activities).
-    public func find(ids: [String], on connection: any DatabaseConnection) throws -> [Video] {
-        guard !ids.isEmpty else { return [] }
-        let list = SQL.joined(ids.map { "\($0)" }, separator: ", ")
-        return try connection.fetchAll("SELECT \(Video.columns) FROM videos v WHERE v.id IN (\(list))").map(Video.init(row:))
-    }
-
     /// The video, if the viewer may see it, as `selection` reads it.
     public func find<Item>(id: String, viewer: Viewer, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> Item? {
         try connection.fetchOne("""
@@ -78,9 +71,7 @@ public struct VideoStore: Sendable {
                         \(video.day), \(video.ownerID), \(video.hidden), \(video.createdAt), \(video.createdAt))
                 """)
         } catch {
-            if let storage = error as? StorageError, storage.isUniqueViolation(on: "youtube_id") {
-                throw VideoRegistryError.duplicateVideo
-            }
+            if error.isUniqueViolation(on: "youtube_id") { throw VideoRegistryError.duplicateVideo }
             throw error
         }
     }

@@ -1,4 +1,4 @@
-import CloudHooks
+@testable import CloudHooks
 import Storage
 import Synchronization
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Storage
 
 /// Runs outbox jobs on one background thread.
@@ -14,9 +15,7 @@ import Storage
 ///
 /// The thread runs at nice 10, so request threads win the CPU when both are busy, and
 /// polls every `pollInterval` (`wake()` makes it look at once).
-public final class OutboxWorker: @unchecked Sendable {
-    // @unchecked: `running` and `thread` are only touched under `lock`; the rest is immutable.
-
+public final class OutboxWorker: Sendable {
     /// A job's work, on the connection of the transaction that also completes it.
     public typealias Handler = @Sendable (OutboxJob, any DatabaseConnection) throws -> Void
 
@@ -44,8 +43,7 @@ public final class OutboxWorker: @unchecked Sendable {
     private let outbox = Outbox()
     private let signal = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var running = false
+    private let running = Mutex(false)
 
     public init(
         database: any Database, handlers: [String: Handler], clock: any Clock = SystemClock(),
@@ -60,10 +58,11 @@ public final class OutboxWorker: @unchecked Sendable {
     }
 
     public func start() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !running else { return }
-        running = true
+        let started = running.withLock { running in
+            defer { running = true }
+            return !running
+        }
+        guard started else { return }
         let thread = Thread { [self] in
             // PRIO_PROCESS with who = 0 is the calling thread only on Linux (see OffloadPool).
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
@@ -75,10 +74,11 @@ public final class OutboxWorker: @unchecked Sendable {
 
     /// Finishes the job in hand, then stops; jobs not started stay in the outbox for the next run.
     public func stop() {
-        lock.lock()
-        guard running else { lock.unlock(); return }
-        running = false
-        lock.unlock()
+        let wasRunning = running.withLock { running in
+            defer { running = false }
+            return running
+        }
+        guard wasRunning else { return }
         signal.signal()
         stopped.wait()
     }
@@ -88,11 +88,7 @@ public final class OutboxWorker: @unchecked Sendable {
         signal.signal()
     }
 
-    private var isRunning: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return running
-    }
+    private var isRunning: Bool { running.withLock { $0 } }
 
     private func loop() {
         var newest: Int64? = nil

@@ -1,11 +1,11 @@
 import Foundation
 import Storage
 
-/// Rebuilds both feed timelines from the activities and videos, for bulk imports and repairs.
+/// Rebuilds both feed timelines from the activities and videos, for bulk imports and repairs:
+/// `rebuild(on:)` in the caller's transaction (readers see the old timelines or the new ones,
+/// never a mix), `rebuild(in:)` in several (for an import, see there).
 ///
-/// Runs on the caller's connection, inside the caller's transaction: readers see the old
-/// timelines or the new ones, never a mix. `home_timeline` is filled a range of readers at a time.
-/// `following_timeline` never materialises the full join of follows and activities (about
+/// `home_timeline` is filled a range of readers at a time. `following_timeline` never materialises the full join of follows and activities (about
 /// 54 million rows for 20,000 users and 1.8 million activities): the follow graph is loaded
 /// as integer seqs (actor -> followers), the likes, comments and follows of followed people
 /// are streamed newest first, and each is counted for every follower of its actor until that
@@ -24,12 +24,13 @@ public enum TimelineRebuild {
     static let pageSize = 20_000
     static let rowsPerInsert = 250
 
-    /// Clears and refills `home_timeline` (every user's own videos and those of the people
-    /// they follow) and `following_timeline` (for every reader, the `followingDepth` most
-    /// recent likes, comments and follows made by the people they follow; never flags).
     /// How far back each reader's following feed reaches after a rebuild (the same as a follow's).
     public static let defaultFollowingDepth = 200
 
+    /// Clears and refills `home_timeline` (every user's own videos and those of the people
+    /// they follow) and `following_timeline` (for every reader, the `followingDepth` most
+    /// recent likes, comments and follows made by the people they follow; never flags), on the
+    /// caller's connection and inside the caller's transaction.
     @discardableResult
     public static func rebuild(on connection: any DatabaseConnection, followingDepth: Int = defaultFollowingDepth, progress: (String) -> Void) throws -> Counts {
         var counts = Counts()

@@ -13,7 +13,6 @@ struct Presenter {
     let connection: any DatabaseConnection
     private let accounts = AccountStore()
     private let activities = ActivityStore()
-    private let videoStore = VideoStore()
 
     init(_ identity: Accounts.Identity?, _ connection: any DatabaseConnection) {
         self.identity = identity
@@ -53,20 +52,6 @@ struct Presenter {
         return try list.map { video in
             guard let owner = owners[video.ownerID] else { throw StorageError.decoding(column: "owner_id", expected: "an existing user") }
             return VideoJSON(video: video, owner: owner, likedByMe: liked.map { $0.contains(video.id) })
-        }
-    }
-
-    /// Activity objects; a video the caller may not see is presented as null.
-    func activities(_ list: [Activity]) throws -> [ActivityJSON] {
-        let users = try usersByID(Set(list.flatMap { [$0.fromUserID, $0.toUserID] }))
-        let videoIDs = Set(list.compactMap(\.videoID))
-        let visible = try videoStore.find(ids: Array(videoIDs), on: connection).filter(viewer.canSee)
-        let presented = Dictionary(uniqueKeysWithValues: try zip(visible.map(\.id), videos(visible)).map { ($0, $1) })
-        return try list.map { activity in
-            guard let from = users[activity.fromUserID], let to = users[activity.toUserID] else {
-                throw StorageError.decoding(column: "from_user_id", expected: "an existing user")
-            }
-            return ActivityJSON(activity: activity, fromUser: from, toUser: to, video: activity.videoID.flatMap { presented[$0] })
         }
     }
 
