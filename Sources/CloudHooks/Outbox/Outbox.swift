@@ -11,6 +11,35 @@ public struct OutboxJob: Sendable, Equatable {
     public let attempts: Int
 }
 
+/// A queue within the outbox with a worker of its own, so one kind of work never waits
+/// behind a backlog of another (a push never waits for the feed fan-out).
+public struct OutboxLane: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    /// Feed timelines (`Timelines`): database work only.
+    public static let feed = OutboxLane(rawValue: "feed")
+    /// Notifications to many recipients (a new video's broadcast): database work only.
+    public static let notify = OutboxLane(rawValue: "notify")
+    /// Deliveries to push services and the webhook: network work, leased outside transactions.
+    public static let push = OutboxLane(rawValue: "push")
+
+    public static let all: [OutboxLane] = [.feed, .notify, .push]
+}
+
+/// An outbox row as an operator sees it (`pacenote outbox list`).
+public struct OutboxEntry: Sendable, Equatable {
+    public let seq: Int64
+    public let lane: String
+    public let kind: String
+    public let state: String
+    public let attempts: Int
+    public let availableAt: Int64
+    public let lastError: String?
+    public let createdAt: Int64
+}
+
 /// The SQL of the `outbox` table: the durable queue written in the same transaction as the
 /// change that needs the work, so a crash can neither lose it nor run it for a write that
 /// rolled back (DESIGN.md "Hooks").
@@ -22,21 +51,31 @@ public struct Outbox: Sendable {
     public init() {}
 
     /// Adds a job, due now. With an idempotency key, a second job with the same key is ignored.
-    public func enqueue(kind: String, payload: String, idempotencyKey: String? = nil, now: Int64, on connection: any DatabaseConnection) throws {
+    public func enqueue(kind: String, payload: String, idempotencyKey: String? = nil, lane: OutboxLane = .feed,
+                        now: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("""
-            INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at)
-            VALUES (\(kind), \(payload), 'pending', 0, \(now), \(idempotencyKey), \(now))
+            INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
+            VALUES (\(kind), \(payload), 'pending', 0, \(now), \(idempotencyKey), \(now), \(lane.rawValue))
             ON CONFLICT (idempotency_key) DO NOTHING
             """)
     }
 
-    /// Up to `limit` due jobs (pending and due, or leased with an expired lease), oldest first.
-    func due(limit: Int, now: Int64, on connection: any DatabaseConnection) throws -> [Int64] {
+    /// Up to `limit` due jobs of `lane` (pending and due, or leased with an expired lease), oldest first.
+    func due(lane: OutboxLane, limit: Int, now: Int64, on connection: any DatabaseConnection) throws -> [Int64] {
         try connection.fetchAll("""
             SELECT seq FROM outbox
-            WHERE (state = 'pending' AND available_at <= \(now)) OR (state = 'leased' AND leased_until <= \(now))
+            WHERE lane = \(lane.rawValue)
+              AND ((state = 'pending' AND available_at <= \(now)) OR (state = 'leased' AND leased_until <= \(now)))
             ORDER BY seq LIMIT \(limit)
             """).map { try $0.decode("seq", as: Int64.self) }
+    }
+
+    /// Leases up to `limit` due jobs of `lane` at once, counting an attempt for each; for
+    /// work done outside the transaction (a delivery), whose lease must outlast its deadline.
+    func leaseDue(lane: OutboxLane, limit: Int, now: Int64, leaseMillis: Int64, on connection: any DatabaseConnection) throws -> [OutboxJob] {
+        try due(lane: lane, limit: limit, now: now, on: connection).compactMap { seq in
+            try lease(seq, now: now, leaseMillis: leaseMillis, on: connection)
+        }
     }
 
     /// Leases one job, counting an attempt.
@@ -60,14 +99,54 @@ public struct Outbox: Sendable {
         try connection.execute("UPDATE outbox SET state = 'dead', finished_at = \(now), leased_until = NULL, last_error = \(error) WHERE seq = \(seq)")
     }
 
-    /// The seq of the newest job, whatever its state (nil: none yet).
-    func newest(on connection: any DatabaseConnection) throws -> Int64? {
-        try connection.fetchValue("SELECT MAX(seq) FROM outbox", as: Int64?.self) ?? nil
+    /// Records how an attempt made outside a transaction ended, only if the job is still
+    /// under the lease that attempt took (its attempt count is the fence): a worker whose
+    /// lease ran out and was taken over by another cannot mark the job a second time.
+    /// Answers whether it recorded.
+    func settle(_ job: OutboxJob, as state: String, availableAt: Int64? = nil, error: String?, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
+        let finished: Int64? = state == "pending" ? nil : now
+        return try connection.execute("""
+            UPDATE outbox SET state = \(state), available_at = COALESCE(\(availableAt), available_at), finished_at = \(finished),
+                leased_until = NULL, last_error = \(error)
+            WHERE seq = \(job.seq) AND state = 'leased' AND attempts = \(job.attempts)
+            """) == 1
     }
 
-    /// Jobs waiting or running (for metrics and tests).
-    public func backlog(on connection: any DatabaseConnection) throws -> Int {
-        try connection.fetchValue("SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'leased')", as: Int.self) ?? 0
+    /// The seq of the newest job of `lane`, whatever its state (nil: none yet).
+    func newest(lane: OutboxLane, on connection: any DatabaseConnection) throws -> Int64? {
+        try connection.fetchValue("SELECT MAX(seq) FROM outbox WHERE lane = \(lane.rawValue)", as: Int64?.self) ?? nil
+    }
+
+    /// Jobs waiting or running, in one lane or all (for metrics and tests).
+    public func backlog(lane: OutboxLane? = nil, on connection: any DatabaseConnection) throws -> Int {
+        let filter: SQL = lane.map { "AND lane = \($0.rawValue)" } ?? ""
+        return try connection.fetchValue("SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'leased') \(filter)", as: Int.self) ?? 0
+    }
+
+    // MARK: Operators
+
+    /// The newest `limit` jobs, or only the dead ones, newest first.
+    public func list(deadOnly: Bool, limit: Int, on connection: any DatabaseConnection) throws -> [OutboxEntry] {
+        let filter: SQL = deadOnly ? "WHERE state = 'dead'" : ""
+        return try connection.fetchAll("""
+            SELECT seq, lane, kind, state, attempts, available_at, last_error, created_at FROM outbox \(filter)
+            ORDER BY seq DESC LIMIT \(limit)
+            """).map { row in
+            OutboxEntry(seq: try row.decode("seq"), lane: try row.decode("lane"), kind: try row.decode("kind"), state: try row.decode("state"),
+                        attempts: try row.decode("attempts"), availableAt: try row.decode("available_at"),
+                        lastError: try row.decode("last_error"), createdAt: try row.decode("created_at"))
+        }
+    }
+
+    /// Makes dead jobs due again with a fresh count of attempts: the one numbered `seq`, or
+    /// every dead job when nil. Answers how many.
+    @discardableResult
+    public func revive(seq: Int64?, now: Int64, on connection: any DatabaseConnection) throws -> Int {
+        let which: SQL = seq.map { "AND seq = \($0)" } ?? ""
+        return try connection.execute("""
+            UPDATE outbox SET state = 'pending', attempts = 0, available_at = \(now), finished_at = NULL
+            WHERE state = 'dead' \(which)
+            """)
     }
 
     /// Forgets finished jobs older than `before`; dead ones stay for an operator to look at.

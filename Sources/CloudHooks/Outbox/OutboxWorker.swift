@@ -13,8 +13,8 @@ import Storage
 /// instead of once per job. A batch stops taking jobs after `batchMillis`, so in-process
 /// writers, which share the one write connection, wait at most about that long.
 ///
-/// The thread runs at nice 10, so request threads win the CPU when both are busy, and
-/// polls every `pollInterval` (`wake()` makes it look at once).
+/// Its thread (`WorkerLoop`) runs at nice 10 and polls every `pollInterval` (`wake()` makes
+/// it look at once).
 public final class OutboxWorker: Sendable {
     /// A job's work, on the connection of the transaction that also completes it.
     public typealias Handler = @Sendable (OutboxJob, any DatabaseConnection) throws -> Void
@@ -25,6 +25,8 @@ public final class OutboxWorker: Sendable {
     }
 
     public struct Configuration: Sendable {
+        /// The lane whose jobs this worker runs; every lane has a worker of its own.
+        public var lane = OutboxLane.feed
         public var pollInterval: Double = 0.05
         /// Jobs per transaction, at most.
         public var batch = 500
@@ -41,9 +43,7 @@ public final class OutboxWorker: Sendable {
     private let configuration: Configuration
     private let observe: @Sendable (OutboxJob, Outcome, (any Error)?) -> Void
     private let outbox = Outbox()
-    private let signal = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
-    private let running = Mutex(false)
+    private let loop = WorkerLoop()
 
     public init(
         database: any Database, handlers: [String: Handler], clock: any Clock = SystemClock(),
@@ -58,50 +58,28 @@ public final class OutboxWorker: Sendable {
     }
 
     public func start() {
-        let started = running.withLock { running in
-            defer { running = true }
-            return !running
-        }
-        guard started else { return }
-        let thread = Thread { [self] in
-            // PRIO_PROCESS with who = 0 is the calling thread only on Linux (see OffloadPool).
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-            loop()
-        }
-        thread.name = "pacenote.outbox"
-        thread.start()
-    }
-
-    /// Finishes the job in hand, then stops; jobs not started stay in the outbox for the next run.
-    public func stop() {
-        let wasRunning = running.withLock { running in
-            defer { running = false }
-            return running
-        }
-        guard wasRunning else { return }
-        signal.signal()
-        stopped.wait()
-    }
-
-    /// Asks the worker to look for due jobs now rather than at its next poll.
-    public func wake() {
-        signal.signal()
-    }
-
-    private var isRunning: Bool { running.withLock { $0 } }
-
-    private func loop() {
-        var newest: Int64? = nil
-        while isRunning {
+        let newest = Mutex<Int64?>(nil)
+        loop.start(name: "pacenote.outbox.\(configuration.lane)", pollInterval: configuration.pollInterval) { [self] in
             let ran = (try? runDueJobs()) ?? 0
             // While requests keep enqueueing (the newest job changes), a backlog drains one
             // batch per interval: a batch holds the write connection, which they need too.
             // Once they stop, it drains at full speed.
-            let latest = try? database.read { try outbox.newest(on: $0) }
-            if ran == 0 || latest != newest { _ = signal.wait(timeout: .now() + configuration.pollInterval) }
-            newest = latest
+            let latest = try? database.read { try outbox.newest(lane: configuration.lane, on: $0) }
+            return newest.withLock { newest in
+                defer { newest = latest }
+                return ran == 0 || latest != newest
+            }
         }
-        stopped.signal()
+    }
+
+    /// Finishes the job in hand, then stops; jobs not started stay in the outbox for the next run.
+    public func stop() {
+        loop.stop()
+    }
+
+    /// Asks the worker to look for due jobs now rather than at its next poll.
+    public func wake() {
+        loop.wake()
     }
 
     /// Runs one batch of due jobs in one transaction; answers how many ran. Public for
@@ -112,7 +90,7 @@ public final class OutboxWorker: Sendable {
         let budget = Duration.milliseconds(configuration.batchMillis)
         let outcomes = try database.write { connection in
             var outcomes: [(OutboxJob, Outcome, (any Error)?)] = []
-            for seq in try outbox.due(limit: configuration.batch, now: clock.nowMillis(), on: connection) {
+            for seq in try outbox.due(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(), on: connection) {
                 guard ContinuousClock.now - started < budget else { break }
                 guard let job = try outbox.lease(seq, now: clock.nowMillis(), leaseMillis: configuration.leaseMillis, on: connection) else { continue }
                 outcomes.append(try run(job, on: connection))

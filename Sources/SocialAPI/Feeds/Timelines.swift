@@ -263,33 +263,6 @@ struct Timelines: Sendable {
     }
 
     private func enqueue(_ kind: String, _ payload: [String: JSONValue], now: Int64, on connection: any DatabaseConnection) throws {
-        var writer = JSONWriter(capacity: 128)
-        writer.value(JSONValue.object(payload))
-        try outbox.enqueue(kind: kind, payload: String(decoding: writer.bytes, as: UTF8.self), now: now, on: connection)
-    }
-}
-
-/// A job's JSON payload, read strictly: a malformed payload is a bug, and the job dies
-/// after its retries instead of doing something else.
-private struct JobInput {
-    struct Malformed: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    let fields: [String: JSONValue]
-
-    init(_ job: OutboxJob) throws {
-        guard let object = try JSONValue.parse(Array(job.payload.utf8)).objectValue else { throw Malformed(description: "payload is not an object") }
-        fields = object
-    }
-
-    func string(_ key: String) throws -> String {
-        guard let value = fields[key]?.stringValue else { throw Malformed(description: "payload has no string \(key)") }
-        return value
-    }
-
-    func int(_ key: String) throws -> Int64 {
-        guard let value = fields[key]?.intValue else { throw Malformed(description: "payload has no integer \(key)") }
-        return Int64(value)
+        try outbox.enqueue(kind: kind, payload: JobInput.encode(payload), now: now, on: connection)
     }
 }

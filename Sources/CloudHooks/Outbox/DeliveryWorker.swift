@@ -1,0 +1,124 @@
+import Foundation
+import Storage
+
+/// What one delivery attempt came to.
+public enum DeliveryResult: Sendable, Equatable {
+    /// The other side has it.
+    case delivered
+    /// Nothing to deliver any more (the content or the device is gone): done, not an error.
+    case skipped(String)
+    /// A failure worth another try: a timeout, a 5xx, a 429. `notBeforeMillis` is when the
+    /// other side asked us to come back (`Retry-After`), if it did.
+    case retry(String, notBeforeMillis: Int64? = nil)
+    /// A failure no retry will fix (the service refused the message itself): dead at once.
+    case failed(String)
+}
+
+/// Runs the jobs of one outbox lane whose work is a call to the outside world (a push, a
+/// webhook, a mail): at-least-once, with retries and a dead state.
+///
+/// Unlike `OutboxWorker`, which runs database work inside its transaction, a delivery must
+/// never hold the database while it waits on the network. So each pass: leases up to `batch`
+/// due jobs in one short transaction (the lease outlasts the attempt's deadline); hands them
+/// to `deliver` outside any transaction; records every result in a second short transaction.
+/// A crash between the two leaves the jobs leased: when the lease runs out they are due again
+/// and delivered again, with the same idempotency key (at-least-once; the services drop
+/// duplicates by it). A result is recorded only under the lease that produced it
+/// (`Outbox.settle`), so each job is marked delivered exactly once.
+public final class DeliveryWorker: Sendable {
+    /// Delivers a batch; one result per job, in order. Called outside any transaction.
+    public typealias Deliver = @Sendable ([OutboxJob]) -> [DeliveryResult]
+
+    public struct Configuration: Sendable {
+        public var lane = OutboxLane.push
+        public var pollInterval: Double = 0.05
+        /// Jobs leased and delivered together (HTTP/2 sends them side by side).
+        public var batch = 200
+        /// How long a leased job stays ours: more than `deliver` may take for a batch, so a
+        /// live worker never loses its lease; a dead one's jobs come back after it.
+        public var leaseMillis: Int64 = 60_000
+        public var retry: RetryPolicy = {
+            var policy = RetryPolicy()
+            policy.maxAttempts = 8
+            policy.jitter = 0.5
+            return policy
+        }()
+        public init() {}
+    }
+
+    private let database: any Database
+    private let deliver: Deliver
+    private let clock: any Clock
+    private let configuration: Configuration
+    private let observe: @Sendable (OutboxJob, DeliveryResult, OutboxWorker.Outcome) -> Void
+    private let outbox = Outbox()
+    private let loop = WorkerLoop()
+
+    public init(
+        database: any Database, clock: any Clock = SystemClock(), configuration: Configuration = .init(),
+        deliver: @escaping Deliver,
+        observe: @escaping @Sendable (OutboxJob, DeliveryResult, OutboxWorker.Outcome) -> Void = { _, _, _ in }
+    ) {
+        self.database = database
+        self.clock = clock
+        self.configuration = configuration
+        self.deliver = deliver
+        self.observe = observe
+    }
+
+    public func start() {
+        loop.start(name: "pacenote.outbox.\(configuration.lane)", pollInterval: configuration.pollInterval) { [self] in
+            ((try? runDueJobs()) ?? 0) < configuration.batch
+        }
+    }
+
+    /// Finishes the batch in hand (its results are recorded), then stops.
+    public func stop() {
+        loop.stop()
+    }
+
+    /// Asks the worker to look for due jobs now rather than at its next poll.
+    public func wake() {
+        loop.wake()
+    }
+
+    /// One pass: lease, deliver, record. Answers how many jobs it took. Public for tests and
+    /// for commands that deliver once without a running server.
+    @discardableResult
+    public func runDueJobs() throws -> Int {
+        let jobs = try database.write { connection in
+            try outbox.leaseDue(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(),
+                                leaseMillis: configuration.leaseMillis, on: connection)
+        }
+        guard !jobs.isEmpty else { return 0 }
+        let results = deliver(jobs)
+        let settled = try database.write { connection in
+            try zip(jobs, results).compactMap { job, result -> (OutboxJob, DeliveryResult, OutboxWorker.Outcome)? in
+                let outcome = try record(result, of: job, on: connection)
+                return outcome.map { (job, result, $0) }
+            }
+        }
+        for (job, result, outcome) in settled { observe(job, result, outcome) }
+        return jobs.count
+    }
+
+    /// Writes one result; nil when the lease was lost meanwhile (another worker owns the job now).
+    private func record(_ result: DeliveryResult, of job: OutboxJob, on connection: any DatabaseConnection) throws -> OutboxWorker.Outcome? {
+        let now = clock.nowMillis()
+        let (state, availableAt, error, outcome): (String, Int64?, String?, OutboxWorker.Outcome)
+        switch result {
+        case .delivered:
+            (state, availableAt, error, outcome) = ("done", nil, nil, .done)
+        case .skipped(let reason):
+            (state, availableAt, error, outcome) = ("done", nil, reason, .done)
+        case .failed(let reason):
+            (state, availableAt, error, outcome) = ("dead", nil, reason, .dead)
+        case .retry(let reason, let notBefore):
+            switch configuration.retry.decide(attempts: job.attempts, now: now, random: Double.random(in: 0..<1), notBefore: notBefore) {
+            case .retry(let time): (state, availableAt, error, outcome) = ("pending", time, reason, .retry)
+            case .dead: (state, availableAt, error, outcome) = ("dead", nil, reason, .dead)
+            }
+        }
+        return try outbox.settle(job, as: state, availableAt: availableAt, error: error, now: now, on: connection) ? outcome : nil
+    }
+}

@@ -1,0 +1,40 @@
+import CloudHooks
+import JSON
+
+/// An outbox job's JSON payload, written by the code that enqueues it and read strictly by
+/// its handler: a malformed payload is a bug, and the job dies after its retries instead of
+/// doing something else.
+struct JobInput {
+    struct Malformed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let fields: [String: JSONValue]
+
+    init(_ job: OutboxJob) throws {
+        guard let object = try JSONValue.parse(Array(job.payload.utf8)).objectValue else { throw Malformed(description: "payload is not an object") }
+        fields = object
+    }
+
+    /// The payload text for `fields`.
+    static func encode(_ fields: [String: JSONValue]) -> String {
+        var writer = JSONWriter(capacity: 128)
+        writer.value(JSONValue.object(fields))
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    func string(_ key: String) throws -> String {
+        guard let value = fields[key]?.stringValue else { throw Malformed(description: "payload has no string \(key)") }
+        return value
+    }
+
+    func int(_ key: String) throws -> Int64 {
+        guard let value = fields[key]?.intValue else { throw Malformed(description: "payload has no integer \(key)") }
+        return Int64(value)
+    }
+
+    func bool(_ key: String) throws -> Bool {
+        guard let value = fields[key]?.boolValue else { throw Malformed(description: "payload has no boolean \(key)") }
+        return value
+    }
+}

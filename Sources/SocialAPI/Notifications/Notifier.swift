@@ -1,0 +1,166 @@
+import Auth
+import CloudHooks
+import JSON
+import Storage
+import VideoRegistry
+
+/// Who hears about what (API.md "Notifications"), as after-save hooks that write only to the
+/// database, inside the write's transaction: inbox rows and outbox jobs. Nothing here reaches
+/// the network; `PushDispatcher` delivers the jobs later, so a write that rolls back sends
+/// nothing and a crash loses nothing.
+///
+/// - A like, comment or follow aimed at someone else: that person, when `myActivity` is on:
+///   one inbox row and a delivery per device, inside the request (a handful of rows).
+/// - The same, to the followers of its author who have `followingActivity` on (but not the
+///   person it is aimed at): by the `notify` lane's worker, a batch of followers per job, so
+///   an account with many followers costs a bounded amount per request.
+/// - A new video: every user with `newVideos` on but the uploader, by the `notify` lane in
+///   batches, never a row per user inside the upload.
+/// - Flags: never. Undoing (an unlike, a deleted comment or video) removes the notifications
+///   with the content (`ON DELETE CASCADE`); a delivery queued for one finds it gone and is
+///   skipped.
+/// - A like, unlike and like again within `likeRepeatMillis` pushes once (the inbox still
+///   shows the last like).
+struct Notifier: Sendable {
+    struct Configuration: Sendable {
+        /// Platforms with a push provider configured; deliveries are queued for these only
+        /// (the inbox gets every notification regardless).
+        var platforms: Set<PushPlatform> = []
+        /// Whether every notification is also POSTed to the operator's webhook.
+        var webhook = false
+        var likeRepeatMillis: Int64 = 60_000
+        /// Recipients per `notify` job.
+        var batchSize = NotificationStore.batchSize
+    }
+
+    enum JobKind {
+        static let newVideo = "notify.new_video"
+        static let following = "notify.following"
+        /// One notification to one installation (`push` lane).
+        static let device = "push.device"
+        /// One notification to the operator's webhook (`push` lane).
+        static let webhook = "push.webhook"
+    }
+
+    let configuration: Configuration
+    let clock: any Clock
+    private let store = NotificationStore()
+    private let outbox = Outbox()
+
+    init(configuration: Configuration, clock: any Clock) {
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    func register(on registry: HookRegistry) {
+        registry.afterSave(Activity.self) { event in
+            guard event.isInsert, let kind = NotificationKind(event.entity.kind) else { return }
+            try activityCreated(event.entity, kind: kind, on: event.connection)
+        }
+        registry.afterSave(Video.self) { event in
+            guard event.isInsert, !event.entity.hidden else { return }
+            try enqueue(JobKind.newVideo, ["video": .string(event.entity.id), "after": .int(0)], on: event.connection)
+        }
+    }
+
+    private func activityCreated(_ activity: Activity, kind: NotificationKind, on connection: any DatabaseConnection) throws {
+        let now = clock.nowMillis()
+        let wants = try connection.fetchValue("""
+            SELECT notify_my_activity FROM users WHERE id = \(activity.toUserID) AND banned_at IS NULL
+            """, as: Bool.self) ?? false
+        if activity.toUserID != activity.fromUserID, wants {
+            let seq = try store.insert(kind: kind, to: activity.toUserID, actorID: activity.fromUserID, activityID: activity.id,
+                                       videoID: activity.videoID, now: now, on: connection)
+            if try mayPush(kind, key: "like|\(activity.fromUserID)|\(activity.videoID ?? "")|\(activity.toUserID)", now: now, on: connection) {
+                try queueDeliveries(seqs: seq...seq, now: now, on: connection)
+            }
+        }
+        let hasFollowers = try connection.fetchValue("SELECT followers_count > 0 FROM users WHERE id = \(activity.fromUserID)", as: Bool.self) ?? false
+        if hasFollowers {
+            let push = try mayPush(kind, key: "following-like|\(activity.fromUserID)|\(activity.videoID ?? "")", now: now, on: connection)
+            try enqueue(JobKind.following, ["activity": .string(activity.id), "after": .int(0), "push": .bool(push)], on: connection)
+        }
+    }
+
+    /// Whether a notification of `kind` may push: anything but a like always, a like unless
+    /// the same one pushed within `likeRepeatMillis` (claimed here when it may).
+    private func mayPush(_ kind: NotificationKind, key: String, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
+        guard kind == .like else { return true }
+        return try store.claimPush(key: key, since: now - configuration.likeRepeatMillis, now: now, on: connection)
+    }
+
+    // MARK: The notify lane
+
+    func jobHandlers() -> [String: OutboxWorker.Handler] {
+        [
+            JobKind.newVideo: { job, connection in
+                let input = try JobInput(job)
+                try broadcastNewVideo(videoID: try input.string("video"), after: try input.int("after"), on: connection)
+            },
+            JobKind.following: { job, connection in
+                let input = try JobInput(job)
+                try notifyFollowers(activityID: try input.string("activity"), after: try input.int("after"), push: try input.bool("push"), on: connection)
+            },
+        ]
+    }
+
+    /// One batch of a new video's broadcast; the next batch is another job.
+    private func broadcastNewVideo(videoID: String, after: Int64, on connection: any DatabaseConnection) throws {
+        guard let ownerID = try connection.fetchValue("SELECT owner_id FROM videos WHERE id = \(videoID) AND hidden = 0", as: String.self) else {
+            return  // deleted or hidden since: nobody hears of it
+        }
+        let now = clock.nowMillis()
+        let batch = try store.newVideoRecipients(videoID: videoID, after: after, limit: configuration.batchSize, on: connection)
+        if let seqs = try store.insert(kind: .newVideo, to: batch.ids, actorID: ownerID, activityID: nil, videoID: videoID, now: now, on: connection) {
+            try queueDeliveries(seqs: seqs, now: now, on: connection)
+        }
+        if batch.ids.count == configuration.batchSize, let last = batch.last {
+            try enqueue(JobKind.newVideo, ["video": .string(videoID), "after": .int(last)], on: connection)
+        }
+    }
+
+    /// One batch of an activity's author's followers; the next batch is another job.
+    private func notifyFollowers(activityID: String, after: Int64, push: Bool, on connection: any DatabaseConnection) throws {
+        guard let activity = try ActivityStore().find(id: activityID, on: connection), let kind = NotificationKind(activity.kind) else {
+            return  // undone since: nobody hears of it
+        }
+        let now = clock.nowMillis()
+        let batch = try store.followingRecipients(activityID: activityID, after: after, limit: configuration.batchSize, on: connection)
+        if let seqs = try store.insert(kind: kind, to: batch.ids, actorID: activity.fromUserID, activityID: activity.id,
+                                       videoID: activity.videoID, now: now, on: connection), push {
+            try queueDeliveries(seqs: seqs, now: now, on: connection)
+        }
+        if batch.full, let last = batch.last {
+            try enqueue(JobKind.following, ["activity": .string(activityID), "after": .int(last), "push": .bool(push)], on: connection)
+        }
+    }
+
+    // MARK: Deliveries
+
+    /// Queues the deliveries of the notifications whose seq is in `seqs`: one per device of a
+    /// configured platform, one to the webhook. Idempotency keys make a repeat a no-op.
+    private func queueDeliveries(seqs: ClosedRange<Int64>, now: Int64, on connection: any DatabaseConnection) throws {
+        if !configuration.platforms.isEmpty {
+            let platforms = SQL.joined(configuration.platforms.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue)" }, separator: ", ")
+            try connection.execute("""
+                INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
+                SELECT \(JobKind.device), json_object('n', n.id, 'i', i.id), 'pending', 0, \(now), 'push:' || n.id || ':' || i.id, \(now), \(OutboxLane.push.rawValue)
+                FROM notifications n JOIN installations i ON i.user_id = n.user_id
+                WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound) AND i.platform IN (\(platforms))
+                ON CONFLICT (idempotency_key) DO NOTHING
+                """)
+        }
+        if configuration.webhook {
+            try connection.execute("""
+                INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
+                SELECT \(JobKind.webhook), json_object('n', n.id), 'pending', 0, \(now), 'webhook:' || n.id, \(now), \(OutboxLane.push.rawValue)
+                FROM notifications n WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound)
+                ON CONFLICT (idempotency_key) DO NOTHING
+                """)
+        }
+    }
+
+    private func enqueue(_ kind: String, _ payload: [String: JSONValue], on connection: any DatabaseConnection) throws {
+        try outbox.enqueue(kind: kind, payload: JobInput.encode(payload), lane: .notify, now: clock.nowMillis(), on: connection)
+    }
+}
