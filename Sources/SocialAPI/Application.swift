@@ -29,6 +29,18 @@ public final class Application: Sendable {
         public var fanoutSyncLimit = 1_000
         /// How long a write waits for a database lock held elsewhere before it answers 503.
         public var busyTimeoutMillis = 5_000
+        /// Where notifications are pushed; a platform without a provider gets inbox rows only.
+        public var push = PushServices()
+        public init() {}
+    }
+
+    /// The push services `serve` was given (API.md "Command line": Push).
+    public struct PushServices: Sendable {
+        public var providers: [PushPlatform: any PushProvider] = [:]
+        /// The operator's relay: every notification is also POSTed there, signed.
+        public var webhook: (any PushProvider)?
+        /// How long a delivery may take before it counts as failed; its lease is three times that.
+        public var attemptMillis: Int64 = 10_000
         public init() {}
     }
 
@@ -42,14 +54,20 @@ public final class Application: Sendable {
     let cursors: CursorCodec
     public let metrics: MetricsRegistry
     public let logger: Logger
+    let installations: Installations
+    let clock: any Clock
     private let maintenance: Mutex<Maintenance?> = Mutex(nil)
-    private let outboxWorker: OutboxWorker
+    /// One worker per outbox lane: feed fan-out, notification broadcasts, deliveries.
+    private let feedWorker: OutboxWorker
+    private let notifyWorker: OutboxWorker
+    private let deliveryWorker: DeliveryWorker
 
     /// Opens the database and applies pending migrations.
     public init(configuration: Configuration, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock = SystemClock()) throws {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
+        self.clock = clock
         database = try Self.openDatabase(configuration)
         let applied = try Migrator(migrations: Schema.sqlite).migrate(database, now: clock.nowMillis())
         if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
@@ -57,22 +75,45 @@ public final class Application: Sendable {
         let database = self.database
         metrics.gauge("pacenote_db_readers_in_use", help: "Database reader connections lent out now.") { Double(database.readerUsage.inUse) }
         metrics.gauge("pacenote_db_readers", help: "Database reader connections in the pool.") { Double(database.readerUsage.total) }
-        // Following feeds lag by this backlog: an operator's first question after a burst of writes.
-        metrics.gauge("pacenote_outbox_backlog", help: "Outbox jobs waiting or running (feed fan-out not done yet).") {
+        // Following feeds lag by the feed lane's backlog: an operator's first question after a burst of writes.
+        metrics.gauge("pacenote_outbox_backlog", help: "Outbox jobs waiting or running, all lanes.") {
             Double((try? database.read { try Outbox().backlog(on: $0) }) ?? 0)
         }
+        for lane in OutboxLane.all {
+            metrics.gauge("pacenote_outbox_lane_backlog", help: "Outbox jobs waiting or running, by lane.", labels: [("lane", lane.rawValue)]) {
+                Double((try? database.read { try Outbox().backlog(lane: lane, on: $0) }) ?? 0)
+            }
+        }
         let timelines = Timelines(configuration: .init(syncLimit: configuration.fanoutSyncLimit))
+        var notifications = Notifier.Configuration()
+        notifications.platforms = Set(configuration.push.providers.keys)
+        notifications.webhook = configuration.push.webhook != nil
+        let notifier = Notifier(configuration: notifications, clock: clock)
         let registry = HookRegistry()
         // Feed hooks first: they must see a video's activities before the built-in cascade deletes them.
         FeedHooks.register(on: registry, timelines: timelines, clock: clock)
         BuiltInHooks.register(on: registry, configuration: .init(autoHideFlags: configuration.autoHideFlags))
+        notifier.register(on: registry)
         hooks = registry.build()
-        let jobs = metrics
-        outboxWorker = OutboxWorker(database: database, handlers: timelines.jobHandlers(clock: clock), clock: clock) { job, outcome, error in
-            jobs.counter("pacenote_outbox_jobs_total", help: "Outbox jobs run, by kind and outcome.",
-                         labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
+        let observeJob: @Sendable (OutboxJob, OutboxWorker.Outcome, (any Error)?) -> Void = { job, outcome, error in
+            metrics.counter("pacenote_outbox_jobs_total", help: "Outbox jobs run, by kind and outcome.",
+                            labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
             if let error { logger.warning("outbox job failed", ["kind": job.kind, "attempts": String(job.attempts), "error": String(describing: error)]) }
         }
+        feedWorker = OutboxWorker(database: database, handlers: timelines.jobHandlers(clock: clock), clock: clock, observe: observeJob)
+        var notifyLane = OutboxWorker.Configuration()
+        notifyLane.lane = .notify
+        notifyWorker = OutboxWorker(database: database, handlers: notifier.jobHandlers(), clock: clock, configuration: notifyLane, observe: observeJob)
+        let dispatcher = PushDispatcher(database: database, providers: configuration.push.providers, webhook: configuration.push.webhook,
+                                        clock: clock, metrics: metrics)
+        var pushLane = DeliveryWorker.Configuration()
+        pushLane.leaseMillis = configuration.push.attemptMillis * 3
+        deliveryWorker = DeliveryWorker(database: database, clock: clock, configuration: pushLane, deliver: dispatcher.deliver) { job, result, outcome in
+            metrics.counter("pacenote_outbox_jobs_total", help: "Outbox jobs run, by kind and outcome.",
+                            labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
+            if outcome == .dead { logger.warning("delivery given up", ["kind": job.kind, "seq": String(job.seq), "result": "\(result)"]) }
+        }
+        installations = Installations(database: database, clock: clock)
         rallies = Rallies(database: database, clock: clock)
         videos = Videos(database: database, hooks: hooks, clock: clock)
         social = Social(database: database, hooks: hooks, videos: videos, clock: clock)
@@ -103,20 +144,26 @@ public final class Application: Sendable {
         SearchRoutes(lists: lists).register(on: router)
         FeedRoutes(lists: lists).register(on: router)
         ModerationRoutes(database: database, videos: videos).register(on: router)
+        NotificationRoutes(lists: lists, installations: installations, clock: clock).register(on: router)
         return router.build()
     }
 
     /// Starts what a running server does in the background: the outbox worker and the
     /// periodic clean-up (`close` stops both).
     public func startBackgroundWork() {
-        outboxWorker.start()
+        feedWorker.start()
+        notifyWorker.start()
+        deliveryWorker.start()
         maintenance.withLock { $0 = $0 ?? Maintenance(database: database, accounts: accounts, logger: logger) }
     }
 
-    /// Stops background work (the outbox worker finishes the job in hand) and closes the database.
+    /// Stops background work (each worker finishes the batch in hand: deliveries under way
+    /// are completed and recorded) and closes the database.
     public func close() {
         maintenance.withLock { $0?.stop(); $0 = nil }
-        outboxWorker.stop()
+        deliveryWorker.stop()
+        notifyWorker.stop()
+        feedWorker.stop()
         database.close()
     }
 }

@@ -5,7 +5,8 @@ import Storage
 import Telemetry
 
 /// Periodic clean-up while the server runs: expired sessions, lockout records that no
-/// longer count, and outbox jobs finished more than a day ago. Runs on its own queue,
+/// longer count, outbox jobs finished more than a day ago, and the like de-duplication
+/// marks of pushes older than an hour. Runs on its own queue,
 /// never on a serving thread.
 final class Maintenance {
     private let timer: any DispatchSourceTimer
@@ -17,8 +18,10 @@ final class Maintenance {
         timer.setEventHandler {
             do {
                 let removed = try accounts.purgeExpired()
+                let now = SystemClock().nowMillis()
                 try database.write { connection in
-                    try Outbox().purgeDone(before: SystemClock().nowMillis() - 86_400_000, on: connection)
+                    try Outbox().purgeDone(before: now - 86_400_000, on: connection)
+                    try NotificationStore().purgeRecentPushes(before: now - 3_600_000, on: connection)
                 }
                 if removed > 0 { logger.info("expired sessions removed", ["count": String(removed)]) }
             } catch {

@@ -22,6 +22,15 @@ enum Positions {
 
     static func seq(_ createdAt: Int64, _ seq: Int64) -> [CursorValue] { [.int(createdAt), .int(seq)] }
 
+    /// `(seq)`: lists in the order rows were written (the inbox).
+    static func seqOnly(_ values: [CursorValue]?) throws(APIError) -> Int64? {
+        guard let values else { return nil }
+        guard values.count == 1, case .int(let seq) = values[0] else { throw invalid }
+        return seq
+    }
+
+    static func seqOnly(_ seq: Int64) -> [CursorValue] { [.int(seq)] }
+
     /// `(likes, createdAt, id)`: a rally day's top list.
     static func top(_ values: [CursorValue]?) throws(APIError) -> (likes: Int, createdAt: Int64, id: String)? {
         guard let values else { return nil }
