@@ -31,7 +31,7 @@ struct NotificationRow: Sendable, Equatable {
 /// The SQL of the `notifications` table (the inbox).
 ///
 /// A user's unread count (`users.unread_notifications`, the push badge) is kept by triggers
-/// (migration 0005), so nothing here touches it.
+/// (migration 0006), so nothing here touches it.
 struct NotificationStore {
     /// Recipients per statement of a broadcast (a new video to every user who wants them).
     static let batchSize = 1_000
