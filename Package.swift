@@ -4,7 +4,8 @@ import PackageDescription
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
 // Storage <- Auth, CloudHooks <- VideoRegistry <- SocialAPI <- ParseImport <- pacenote;
 // HTTP is used by SocialAPI (and the executable that starts it) only.
-// JSON, Telemetry and Crypto are leaf utilities any module may use.
+// JSON, Telemetry and Crypto are leaf utilities any module may use. CloudHooks' push providers
+// speak HTTP/2 through libcurl (CCurl, with the CCurlShim wrappers).
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -22,6 +23,9 @@ let package = Package(
         .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Typed wrappers for libcurl's variadic setopt/getinfo, which Swift cannot call.
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
 
         // Leaf utilities.
         .target(name: "JSON", swiftSettings: swiftSettings),
@@ -38,7 +42,11 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "JSON", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["Storage", "Crypto", "CCrypt", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "CloudHooks", "Crypto"], swiftSettings: swiftSettings),
-        .target(name: "CloudHooks", dependencies: ["Storage"], swiftSettings: swiftSettings),
+        .target(
+            name: "CloudHooks",
+            dependencies: ["Storage", "Crypto", "JSON", "CCurl", "CCurlShim"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SocialAPI",
             dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Crypto", "Telemetry"],
@@ -65,6 +73,8 @@ let package = Package(
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage"]),
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks"]),
         .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage"]),
+        // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
+        .testTarget(name: "PushTests", dependencies: ["CloudHooks", "Crypto", "JSON", "Storage"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite"]),

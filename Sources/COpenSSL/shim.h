@@ -3,3 +3,7 @@
 #include <openssl/hmac.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/bio.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
