@@ -60,7 +60,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pacenote",
-            dependencies: ["SocialAPI", "Storage", "Auth", "HTTP", "Telemetry", "ParseImport"],
+            dependencies: ["SocialAPI", "Storage", "Auth", "HTTP", "Telemetry", "ParseImport", "CloudHooks"],
             swiftSettings: swiftSettings
         ),
 

@@ -38,7 +38,7 @@ public final class Application: Sendable {
     public struct PushServices: Sendable {
         public var providers: [PushPlatform: any PushProvider] = [:]
         /// The operator's relay: every notification is also POSTed there, signed.
-        public var webhook: (any PushProvider)?
+        public var webhook: WebhookNotifier?
         /// How long a delivery may take before it counts as failed; its lease is three times that.
         public var attemptMillis: Int64 = 10_000
         public init() {}

@@ -12,6 +12,8 @@ enum PacenoteCommand {
         ("user", UserCommand.spec, UserCommand.run),
         ("backup", BackupCommand.spec, BackupCommand.run),
         ("import-parse", ImportParseCommand.spec, ImportParseCommand.run),
+        ("outbox", OutboxCommand.spec, OutboxCommand.run),
+        ("push", PushCommand.spec, PushCommand.run),
     ]
 
     static var usage: String {

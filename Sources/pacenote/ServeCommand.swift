@@ -1,4 +1,5 @@
 import Auth
+import CloudHooks
 import Foundation
 import HTTP
 import SocialAPI
@@ -22,7 +23,7 @@ enum ServeCommand {
             .init("threads", "N", "serving threads (one per core)"),
             .init("hash-threads", "N", "threads for the bcrypt routes: sign-up, login, password change (2)"),
             CommonOptions.logLevel,
-        ]
+        ] + PushOptions.flags
     )
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -37,6 +38,7 @@ enum ServeCommand {
         configuration.autoHideFlags = try options.int("auto-hide-flags", default: 5, range: 1...1_000)
         configuration.cursorSecret = options.string("cursor-secret")
         configuration.fanoutSyncLimit = try options.int("fanout-sync-limit", default: 1_000, range: 0...1_000_000)
+        configuration.push = try PushOptions.services(options)
 
         var server = ServerConfiguration()
         (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"))
@@ -46,6 +48,8 @@ enum ServeCommand {
         server.offloadThreads = try options.int("hash-threads", default: 2, range: 1...64)
 
         let logger = try CommonOptions.logger(options)
+        let push = PushOptions.summary(configuration.push)
+        logger.info("push services", ["ios": push.ios, "android": push.android, "webhook": push.webhook])
         // Block the stop signals before any thread starts, so every thread inherits the mask
         // and only `waitForStopSignal` below receives them.
         StopSignals.block()

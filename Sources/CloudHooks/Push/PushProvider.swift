@@ -2,7 +2,7 @@
 /// devices. Providers are built once at start from the operator's flags and then only called.
 
 /// Which push service reaches a device.
-public enum PushPlatform: String, Sendable { case ios, android }
+public enum PushPlatform: String, Sendable, CaseIterable { case ios, android }
 
 /// One notification to one device.
 public struct PushMessage: Sendable, Equatable {

@@ -15,7 +15,7 @@ import Telemetry
 struct PushDispatcher: Sendable {
     let database: any Database
     let providers: [PushPlatform: any PushProvider]
-    let webhook: (any PushProvider)?
+    let webhook: WebhookNotifier?
     let clock: any Clock
     let metrics: MetricsRegistry
 
@@ -26,10 +26,20 @@ struct PushDispatcher: Sendable {
     }
 
     private struct Prepared {
+        enum Target {
+            case device(PushMessage, installationID: String)
+            case webhook(WebhookDelivery)
+        }
         let index: Int
-        let message: PushMessage
-        let installationID: String?
+        let target: Target
         let createdAt: Int64
+        /// The provider that sends it, by name: "ios", "android" or "webhook".
+        var lane: String {
+            switch target {
+            case .device(let message, _): return message.platform.rawValue
+            case .webhook: return "webhook"
+            }
+        }
     }
 
     func deliver(_ jobs: [OutboxJob]) -> [DeliveryResult] {
@@ -50,17 +60,13 @@ struct PushDispatcher: Sendable {
         }
 
         var gone: [String] = []
-        for group in Dictionary(grouping: ready, by: { $0.installationID == nil ? "webhook" : $0.message.platform.rawValue }) {
-            guard let provider = group.key == "webhook" ? webhook : PushPlatform(rawValue: group.key).flatMap({ providers[$0] }) else {
-                for prepared in group.value { results[prepared.index] = .skipped("no \(group.key) provider configured") }
-                continue
-            }
-            let outcomes = provider.send(group.value.map(\.message))
+        for (lane, group) in Dictionary(grouping: ready, by: \.lane) {
+            let sent = send(group, lane: lane)
             let now = clock.nowMillis()
-            for (prepared, outcome) in zip(group.value, outcomes) {
+            for (prepared, outcome) in zip(group, sent.outcomes) {
                 results[prepared.index] = result(of: outcome, now: now)
-                if outcome == .tokenGone, let id = prepared.installationID { gone.append(id) }
-                record(outcome, provider: provider.name, latencyMillis: now - prepared.createdAt)
+                if outcome == .tokenGone, case .device(_, let installationID) = prepared.target { gone.append(installationID) }
+                if let provider = sent.provider { record(outcome, provider: provider, latencyMillis: now - prepared.createdAt) }
             }
         }
         if !gone.isEmpty {
@@ -70,6 +76,18 @@ struct PushDispatcher: Sendable {
             }
         }
         return results
+    }
+
+    /// One lane's messages through its provider; without one configured, they are skipped.
+    private func send(_ group: [Prepared], lane: String) -> (provider: String?, outcomes: [PushOutcome]) {
+        if lane == "webhook" {
+            guard let webhook else { return (nil, group.map { _ in .failed(reason: "no webhook configured") }) }
+            return (webhook.name, webhook.send(group.compactMap { if case .webhook(let delivery) = $0.target { delivery } else { nil } }))
+        }
+        guard let platform = PushPlatform(rawValue: lane), let provider = providers[platform] else {
+            return (nil, group.map { _ in .failed(reason: "no \(lane) provider configured") })
+        }
+        return (provider.name, provider.send(group.compactMap { if case .device(let message, _) = $0.target { message } else { nil } }))
     }
 
     private func result(of outcome: PushOutcome, now: Int64) -> DeliveryResult {
@@ -109,7 +127,7 @@ struct PushDispatcher: Sendable {
             return .settled(.skipped("the notification or the device is gone"))
         }
         var reader = RowReader(row)
-        let kind = try PushText.Kind(rawValue: reader.next()).orThrow(column: "kind", expected: "a notification kind")
+        let kind = try PushKind(rawValue: reader.next()).orThrow(column: "kind", expected: "a notification kind")
         let aboutMe: Bool = try reader.next()
         let createdAt: Int64 = try reader.next()
         let videoID: String? = try reader.next()
@@ -124,25 +142,37 @@ struct PushDispatcher: Sendable {
         let token: String? = try reader.next()
         let locale: String? = try reader.next()
 
-        var data = ["kind": kind.rawValue, "notificationId": notificationID, "userId": actorID]
-        if let videoID { data["videoId"] = videoID }
-        let body = PushText.body(kind, actor: actor, aboutMe: aboutMe, target: target, videoTitle: title, comment: comment, locale: locale)
         let messageID = Self.messageID(job.kind, notificationID, installationID ?? "")
         guard let installationID else {
-            // The webhook: the operator's relay gets the recipient too, and the English words.
-            data["recipientId"] = recipientID
-            return .ready(Prepared(index: index, message: PushMessage(id: messageID, platform: .ios, deviceToken: "", body: body, badge: badge, data: data),
-                                     installationID: nil, createdAt: createdAt))
+            // The operator's relay gets the notification whole, once: who, what, to whom, and
+            // the English words.
+            let text = PushText.body(kind: kind, actorName: actor, otherName: target, videoTitle: title, commentText: comment,
+                                     locale: nil, isAboutMe: aboutMe)
+            var writer = JSONWriter(capacity: 512)
+            writer.beginObject()
+            writer.field("id", notificationID)
+            writer.field("deliveryId", messageID)
+            writer.field("kind", kind.rawValue)
+            writer.field("recipientId", recipientID)
+            writer.field("actorId", actorID)
+            writer.field("videoId", videoID)
+            writer.field("text", text)
+            writer.field("badge", badge)
+            writer.field("createdAt", timestampMillis: createdAt)
+            writer.endObject()
+            return .ready(Prepared(index: index, target: .webhook(WebhookDelivery(id: messageID, body: writer.bytes)), createdAt: createdAt))
         }
         guard let platform = platform.flatMap(PushPlatform.init(rawValue:)), let token else {
             return .settled(.skipped("the device is gone"))
         }
+        var data = ["kind": kind.rawValue, "notificationId": notificationID, "userId": actorID]
+        if let videoID { data["videoId"] = videoID }
+        let body = PushText.body(kind: kind, actorName: actor, otherName: target, videoTitle: title, commentText: comment,
+                                 locale: locale, isAboutMe: aboutMe)
         // Repeated likes of one video replace each other on the lock screen.
         let collapse = kind == .like ? videoID.map { "like-\($0)" } : nil
-        return .ready(Prepared(
-            index: index,
-            message: PushMessage(id: messageID, platform: platform, deviceToken: token, body: body, badge: badge, collapseID: collapse, data: data),
-            installationID: installationID, createdAt: createdAt))
+        let message = PushMessage(id: messageID, platform: platform, deviceToken: token, body: body, badge: badge, collapseID: collapse, data: data)
+        return .ready(Prepared(index: index, target: .device(message, installationID: installationID), createdAt: createdAt))
     }
 
     /// Everything one delivery needs, in one statement. The device must still belong to the
