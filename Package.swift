@@ -57,15 +57,17 @@ let package = Package(
         ),
 
         // Tests: one target per module, plus end-to-end tests against the real binary.
+        // TestSupport holds what several test targets share (a temporary database).
+        .target(name: "TestSupport", dependencies: ["Storage"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport"]),
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks"]),
-        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage"]),
-        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth"]),
+        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "TestSupport"]),
+        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth", "TestSupport"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite"]),
     ]

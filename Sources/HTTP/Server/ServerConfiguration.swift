@@ -8,7 +8,7 @@ public struct ServerConfiguration: Sendable {
     public var threads: Int = 4
     /// Threads of the offload pool (routes with `RouteOptions.offload`, e.g. bcrypt).
     public var offloadThreads: Int = 2
-    /// Jobs that may wait for an offload thread; beyond it requests get 503 `rate_limited`.
+    /// Jobs that may wait for an offload thread; beyond it requests get 503 `unavailable` with `Retry-After`.
     public var offloadQueueCapacity: Int = 256
     /// Threads of the blocking pool (routes with `RouteOptions.blocking`, e.g. database
     /// writes). Its queue holds one job per connection, so it never refuses one.
