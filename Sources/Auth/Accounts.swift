@@ -84,6 +84,9 @@ public final class Accounts: Sendable {
         let now = clock.nowMillis()
         let id = try SecureRandom.alphanumericID()
         return try database.write { connection in
+            // `GET /v1/users/{idOrUsername}` reads an id first: a username spelled like another
+            // account's id would be shadowed by it, so it counts as taken.
+            if try store.isID(ofAnotherAccount: username, on: connection) { throw AuthError.usernameTaken }
             let account = try store.insert(
                 .init(id: id, username: username, email: email, displayName: displayName, passwordHash: hash, role: role, createdAt: now),
                 on: connection
@@ -113,14 +116,22 @@ public final class Accounts: Sendable {
         }
     }
 
-    /// Changes a user's role (admins, and the command line).
+    /// Changes a user's role (admins, over HTTP): `idOrUsername` as `account(idOrUsername:)` reads it.
     public func setRole(_ role: Role, idOrUsername: String) throws -> Account {
+        try setRole(role) { connection in try store.find(idOrUsername: idOrUsername, on: connection) }
+    }
+
+    /// Changes the role of the account with this username, in any case (the command line,
+    /// API.md `pacenote user role USERNAME ROLE`): an id is never read as a username.
+    public func setRole(_ role: Role, username: String) throws -> Account {
+        try setRole(role) { connection in try store.find(username: username, on: connection) }
+    }
+
+    private func setRole(_ role: Role, of find: (any DatabaseConnection) throws -> Account?) throws -> Account {
         let now = clock.nowMillis()
         let account = try database.write { connection in
-            guard let account = try store.setRole(role, idOrUsername: idOrUsername, now: now, on: connection) else {
-                throw AuthError.notFound
-            }
-            return account
+            guard let account = try find(connection) else { throw AuthError.notFound }
+            return try store.setRole(role, of: account, now: now, on: connection)
         }
         cache.removeAll()
         return account

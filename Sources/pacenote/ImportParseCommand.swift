@@ -9,18 +9,21 @@ import Storage
 /// file stopped early or could not be read.
 enum ImportParseCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
-        let options = try Options(arguments, flags: CommonOptions.flags.union(["batch-size", "following-depth"]))
+        let options = try Options(arguments, flags: CommonOptions.flags.union(["batch-size", "following-depth", "bcrypt-cost"]))
         guard options.positional.count == 1 else { throw Options.UsageError(description: "import-parse takes one DIR") }
         var importOptions = ParseImporter.Options()
         importOptions.batchSize = try options.int("batch-size", default: importOptions.batchSize, range: 1...1_000_000)
         importOptions.followingDepth = try options.int("following-depth", default: importOptions.followingDepth, range: 0...100_000)
+        // The server's cost (PACENOTE_BCRYPT_COST too), so the import keeps the hashes it will verify.
+        importOptions.bcryptCost = try options.int("bcrypt-cost", default: importOptions.bcryptCost, range: 4...31)
         let configuration = try CommonOptions.configuration(options)
         let logger = try CommonOptions.logger(options)
 
         // The import opens the database itself rather than through Application: it needs one
         // writer and no server state, and its sorts (index builds, timelines) go to temporary
         // files so that memory stays bounded (see SQLiteDatabase.Configuration).
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let narrowed = try PrivateFiles.prepare(directory: configuration.dataDirectory, databaseFile: "pacenote.sqlite")
+        if !narrowed.isEmpty { logger.warning("permissions tightened", ["paths": narrowed.joined(separator: ",")]) }
         var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
         sqlite.readers = 1
         sqlite.synchronousFull = configuration.sqliteSynchronousFull
