@@ -171,7 +171,15 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
 
     /// Writes a consistent copy of the live database to `path` with SQLite's online backup
     /// API (https://sqlite.org/backup.html); writers wait only for each step's page copy.
+    /// `path` must not exist: it is created with mode 0600 (`PrivateFiles`).
     public func backup(to path: String) throws(StorageError) {
+        // The copy holds what the database holds: created here, 0600 and exclusively (an
+        // existing file is never overwritten), before SQLite opens it.
+        do {
+            try PrivateFiles.create(file: path, exclusive: true)
+        } catch {
+            throw .driver(error)
+        }
         let target = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         defer { target.close() }
         try readerPool.withConnection { (source: SQLiteConnection) throws(StorageError) in
