@@ -12,6 +12,7 @@ enum ServeCommand {
             flags: CommonOptions.flags.union([
                 "listen", "bcrypt-cost", "lockout-threshold", "lockout-window", "lockout-duration",
                 "session-lifetime", "threads", "hash-threads", "cursor-secret", "auto-hide-flags", "fanout-sync-limit",
+                "max-connections-per-ip", "header-timeout",
             ]),
             switches: ["public-read"]
         )
@@ -32,6 +33,9 @@ enum ServeCommand {
         // than cores only adds context switches (measured in BENCHMARKS.md).
         server.threads = try options.int("threads", default: CPUs.usable, range: 1...256)
         server.offloadThreads = try options.int("hash-threads", default: 2, range: 1...64)
+        server.maxConnectionsPerAddress = try options.int("max-connections-per-ip", default: 64, range: 1...100_000)
+        server.headerTimeoutMillis = try options.duration("header-timeout", defaultMillis: 10_000)
+        OpenFileLimit.raiseToHardLimit()
 
         let logger = try CommonOptions.logger(options)
         // Block the stop signals before any thread starts, so every thread inherits the mask
