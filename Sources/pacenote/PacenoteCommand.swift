@@ -20,7 +20,8 @@ enum PacenoteCommand {
           --lockout-duration 15m, --session-lifetime 365d, --threads N (cores), --hash-threads N (2),
           --db-readers N (4), --sqlite-synchronous normal|full, --log-level info, --public-read,
           --auto-hide-flags N (5), --cursor-secret HEX64 (default: generated into <data-dir>/cursor.key),
-          --fanout-sync-limit N (1000 followers whose home gets a new video inside the write; the rest, and every like, comment and follow, by the outbox worker)
+          --fanout-sync-limit N (1000 followers whose home gets a new video inside the write; the rest, and every like, comment and follow, by the outbox worker),
+          --max-connections-per-ip N (64), --header-timeout 10s (a request head must be complete within it)
         """
 
     /// Runs one command; answers the process exit status.
