@@ -41,7 +41,11 @@ final class HeadDeadlinesTests: XCTestCase {
         let late = try socketPair(), prompt = try socketPair()
         defer { (late + prompt).forEach { close($0) } }
         let expired = ConnectionCounter()
-        let deadlines = HeadDeadlines(timeoutMillis: 2_000) { expired.add($0) }
+        let keptAlive = ConnectionCounter()
+        let deadlines = HeadDeadlines(timeoutMillis: 2_000) { neverServed, idle in
+            expired.add(neverServed)
+            keptAlive.add(idle)
+        }
         let lateRecord = ConnectionRecord(socket: late[0], waitingSince: 10_000)
         let promptRecord = ConnectionRecord(socket: prompt[0], waitingSince: 10_000)
         deadlines.register(lateRecord)
@@ -60,12 +64,14 @@ final class HeadDeadlinesTests: XCTestCase {
         XCTAssertEqual(deadlines.sweep(now: 21_999), 0)
         XCTAssertEqual(deadlines.sweep(now: 22_000), 1)
         XCTAssertTrue(peerSeesEndOfFile(prompt[1]))
+        XCTAssertEqual(expired.total, 1, "reported apart: it had been served")
+        XCTAssertEqual(keptAlive.total, 1)
     }
 
     func testAnUnregisteredConnectionIsNeverTouched() throws {
         let pair = try socketPair()
         defer { pair.forEach { close($0) } }
-        let deadlines = HeadDeadlines(timeoutMillis: 1_000) { _ in }
+        let deadlines = HeadDeadlines(timeoutMillis: 1_000) { _, _ in }
         let record = ConnectionRecord(socket: pair[0], waitingSince: 1)
         deadlines.register(record)
         deadlines.unregister(record)

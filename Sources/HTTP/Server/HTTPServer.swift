@@ -186,10 +186,13 @@ final class ServerCore: Sendable {
             "pacenote_http_header_timeouts_total", help: "Connections closed because their request head was not complete in time.")
         let floodLog = RateLimitedLog(logger: logger)
         self.floodLog = floodLog
-        deadlines = HeadDeadlines(timeoutMillis: configuration.headerTimeoutMillis) { closed in
-            headTimeouts.increment(by: closed)
+        deadlines = HeadDeadlines(timeoutMillis: configuration.headerTimeoutMillis) { neverServed, idle in
+            // An idle kept-alive connection closed is ordinary housekeeping, not worth a warning.
+            if idle > 0 { logger.debug("idle kept-alive connections closed", ["closed": String(idle)]) }
+            guard neverServed > 0 else { return }
+            headTimeouts.increment(by: neverServed)
             floodLog.warning(kind: "header timeout", "request head not complete in time; connection closed",
-                             ["closed": String(closed)])
+                             ["closed": String(neverServed)])
         }
         let pool = offloadPool, blocking = blockingPool
         metrics.gauge("pacenote_http_offload_outstanding", help: "Offloaded requests queued or running.") {

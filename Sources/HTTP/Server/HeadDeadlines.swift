@@ -18,6 +18,9 @@ final class ConnectionRecord: Sendable {
     /// Positive: waiting for a request head since this `monotonicMillis()`; or `inRequest`,
     /// or `expired` (final).
     let state: Atomic<Int64>
+    /// Whether a head ever arrived: a kept-alive connection left idle past the deadline is
+    /// ordinary, one that never sent a whole head is what a slow-client attack looks like.
+    let served = Atomic<Bool>(false)
 
     init(socket: Int32, waitingSince: Int64) {
         self.socket = socket
@@ -31,7 +34,10 @@ final class ConnectionRecord: Sendable {
         while current != Self.expired {
             let (done, seen) = state.weakCompareExchange(
                 expected: current, desired: Self.inRequest, successOrdering: .acquiringAndReleasing, failureOrdering: .relaxed)
-            if done { return true }
+            if done {
+                served.store(true, ordering: .relaxed)
+                return true
+            }
             current = seen
         }
         return false
@@ -83,12 +89,13 @@ final class ConnectionRecord: Sendable {
 final class HeadDeadlines: Sendable {
     let timeoutMillis: Int64
     let connections = Mutex<[ObjectIdentifier: ConnectionRecord]>([:])
-    /// Called (on the sweeping thread) with how many connections one sweep closed.
-    let onExpired: @Sendable (Int) -> Void
+    /// Called (on the sweeping thread) after a sweep that closed connections, with how many
+    /// had never sent a whole head and how many were kept alive after a response and left idle.
+    let onExpired: @Sendable (_ neverServed: Int, _ idleKeptAlive: Int) -> Void
     let stopping = Atomic<Bool>(false)
     let thread = Mutex<pthread_t?>(nil)
 
-    init(timeoutMillis: Int64, onExpired: @escaping @Sendable (Int) -> Void) {
+    init(timeoutMillis: Int64, onExpired: @escaping @Sendable (_ neverServed: Int, _ idleKeptAlive: Int) -> Void) {
         self.timeoutMillis = max(1, timeoutMillis)
         self.onExpired = onExpired
     }
@@ -106,16 +113,16 @@ final class HeadDeadlines: Sendable {
     /// Shuts down every connection late at `now`; answers how many.
     @discardableResult
     func sweep(now: Int64) -> Int {
-        let closed = connections.withLock { all -> Int in
-            var count = 0
+        let (neverServed, idle) = connections.withLock { all -> (Int, Int) in
+            var neverServed = 0, idle = 0
             for record in all.values where record.expireIfLate(now: now, timeout: timeoutMillis) {
                 _ = shutdown(record.socket, Int32(SHUT_RDWR))
-                count += 1
+                if record.served.load(ordering: .relaxed) { idle += 1 } else { neverServed += 1 }
             }
-            return count
+            return (neverServed, idle)
         }
-        if closed > 0 { onExpired(closed) }
-        return closed
+        if neverServed + idle > 0 { onExpired(neverServed, idle) }
+        return neverServed + idle
     }
 
     /// Starts the sweeping thread; throws naming `pthread_create` on failure.
