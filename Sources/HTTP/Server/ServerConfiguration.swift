@@ -19,8 +19,15 @@ public struct ServerConfiguration: Sendable {
     public var maxHeaderBytes: Int = 16_384
     /// Idle seconds before libmicrohttpd closes a connection.
     public var connectionTimeoutSeconds: Int = 30
-    /// Concurrent connections libmicrohttpd accepts.
+    /// Concurrent connections libmicrohttpd accepts, at most: `start()` lowers it to what the
+    /// process's open-file limit (RLIMIT_NOFILE) leaves room for.
     public var maxConnections: Int = 1024
+    /// Concurrent connections from one IP address (MHD_OPTION_PER_IP_CONNECTION_LIMIT); one
+    /// more is closed at once. Keeps one address from taking every connection.
+    public var maxConnectionsPerAddress: Int = 64
+    /// Milliseconds a connection has to deliver a whole request head (request line and
+    /// headers), from its accept or from the previous response; a later one is closed.
+    public var headerTimeoutMillis: Int64 = 10_000
 
     public init() {}
 }
