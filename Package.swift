@@ -65,17 +65,19 @@ let package = Package(
         ),
 
         // Tests: one target per module, plus end-to-end tests against the real binary.
+        // TestSupport holds what several test targets share (a temporary database).
+        .target(name: "TestSupport", dependencies: ["Storage"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport"]),
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks"]),
-        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage"]),
+        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "TestSupport"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
         .testTarget(name: "PushTests", dependencies: ["CloudHooks", "Crypto", "JSON", "Storage"]),
-        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth"]),
+        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth", "TestSupport"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite"]),
     ]

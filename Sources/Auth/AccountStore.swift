@@ -42,12 +42,31 @@ public struct AccountStore: Sendable {
         try connection.fetchOne("SELECT \(Account.columns) FROM users WHERE id = \(id)").map(Account.init(row:))
     }
 
-    /// The account with this id, or else with this username in any case (API.md
-    /// `GET /v1/users/{idOrUsername}`); an id match wins.
+    /// The account a path segment names (API.md `GET /v1/users/{idOrUsername}`).
+    ///
+    /// The rule: a value with the shape of an id (`ObjectID`) is first read as an id, exactly
+    /// (ids are case-sensitive); when no account has that id, or the value cannot be an id
+    /// (it holds `_` or `.`), it is read as a username in any case. Ids win because nobody
+    /// chooses one: new ids are random, imported ones are checked against existing usernames;
+    /// usernames are chosen by anyone, so a username could otherwise take over the lookups of
+    /// an id that apps stored. A username spelled like an existing id (as typed or lower-cased)
+    /// is refused at sign-up and import, so the two readings do not name different accounts.
     public func find(idOrUsername value: String, on connection: any DatabaseConnection) throws -> Account? {
-        if let account = try find(id: value, on: connection) { return account }
-        return try connection.fetchOne("SELECT \(Account.columns) FROM users WHERE username_key = \(Validation.key(value))")
+        if ObjectID.isWellFormed(value), let account = try find(id: value, on: connection) { return account }
+        return try find(username: value, on: connection)
+    }
+
+    /// The account with this username, in any case.
+    public func find(username: String, on connection: any DatabaseConnection) throws -> Account? {
+        try connection.fetchOne("SELECT \(Account.columns) FROM users WHERE username_key = \(Validation.key(username))")
             .map(Account.init(row:))
+    }
+
+    /// Whether `username`, as typed or lower-cased, is the id of an account (other than `except`).
+    public func isID(ofAnotherAccount username: String, except: String? = nil, on connection: any DatabaseConnection) throws -> Bool {
+        try connection.fetchOne("""
+            SELECT 1 FROM users WHERE id IN (\(username), \(Validation.key(username))) AND id IS NOT \(except.databaseValue)
+            """) != nil
     }
 
     /// The id and password hash for a login name (username or email, any case).
@@ -91,9 +110,8 @@ public struct AccountStore: Sendable {
         }
     }
 
-    /// Changes a role; answers false when no account has that id or username.
-    public func setRole(_ role: Role, idOrUsername: String, now: Int64, on connection: any DatabaseConnection) throws -> Account? {
-        guard let account = try find(idOrUsername: idOrUsername, on: connection) else { return nil }
+    /// Changes the role of `account` and answers it updated.
+    public func setRole(_ role: Role, of account: Account, now: Int64, on connection: any DatabaseConnection) throws -> Account {
         try connection.execute("UPDATE users SET role = \(role.rawValue), updated_at = \(now) WHERE id = \(account.id)")
         var updated = account
         updated.role = role

@@ -84,6 +84,9 @@ public final class Accounts: Sendable {
         let now = clock.nowMillis()
         let id = try SecureRandom.alphanumericID()
         return try database.write { connection in
+            // `GET /v1/users/{idOrUsername}` reads an id first: a username spelled like another
+            // account's id would be shadowed by it, so it counts as taken.
+            if try store.isID(ofAnotherAccount: username, on: connection) { throw AuthError.usernameTaken }
             let account = try store.insert(
                 .init(id: id, username: username, email: email, displayName: displayName, passwordHash: hash, role: role, createdAt: now),
                 on: connection
@@ -113,14 +116,22 @@ public final class Accounts: Sendable {
         }
     }
 
-    /// Changes a user's role (admins, and the command line).
+    /// Changes a user's role (admins, over HTTP): `idOrUsername` as `account(idOrUsername:)` reads it.
     public func setRole(_ role: Role, idOrUsername: String) throws -> Account {
+        try setRole(role) { connection in try store.find(idOrUsername: idOrUsername, on: connection) }
+    }
+
+    /// Changes the role of the account with this username, in any case (the command line,
+    /// API.md `pacenote user role USERNAME ROLE`): an id is never read as a username.
+    public func setRole(_ role: Role, username: String) throws -> Account {
+        try setRole(role) { connection in try store.find(username: username, on: connection) }
+    }
+
+    private func setRole(_ role: Role, of find: (any DatabaseConnection) throws -> Account?) throws -> Account {
         let now = clock.nowMillis()
         let account = try database.write { connection in
-            guard let account = try store.setRole(role, idOrUsername: idOrUsername, now: now, on: connection) else {
-                throw AuthError.notFound
-            }
-            return account
+            guard let account = try find(connection) else { throw AuthError.notFound }
+            return try store.setRole(role, of: account, now: now, on: connection)
         }
         cache.removeAll()
         return account
@@ -131,14 +142,17 @@ public final class Accounts: Sendable {
     /// Logs in with a username or email and a password.
     ///
     /// The answer for a wrong password and for an unknown login is the same, and takes as
-    /// long (a dummy bcrypt runs for unknown names). A locked name is refused before any
-    /// bcrypt work, even with the right password.
+    /// long (a dummy bcrypt runs for unknown names, and for accounts without a usable hash).
+    /// Failures count against the login name and, when it names an account, against the
+    /// account (`LoginThrottle`). A locked name or account is refused before any bcrypt work,
+    /// even with the right password.
     public func logIn(login: String, password: String) throws -> SignedIn {
-        let key = Validation.key(login)
+        let nameKey = Validation.key(login)
         let now = clock.nowMillis()
-        let (remaining, credentials) = try database.read { connection in
-            (try throttle.lockRemaining(key: key, now: now, on: connection),
-             try store.credentials(login: login, on: connection))
+        let (remaining, credentials, keys) = try database.read { connection in
+            let credentials = try store.credentials(login: login, on: connection)
+            let keys = [nameKey] + (credentials.map { [LoginThrottle.accountKey(id: $0.id)] } ?? [])
+            return (try throttle.lockRemaining(keys: keys, now: now, on: connection), credentials, keys)
         }
         if let remaining {
             throw AuthError.accountLocked(retryAfterSeconds: Int((remaining + 999) / 1_000))
@@ -151,7 +165,7 @@ public final class Accounts: Sendable {
             valid = false
         }
         guard valid, let credentials else {
-            try database.write { connection in try throttle.recordFailure(key: key, now: clock.nowMillis(), on: connection) }
+            try database.write { connection in try throttle.recordFailure(keys: keys, now: clock.nowMillis(), on: connection) }
             throw AuthError.invalidCredentials
         }
         let token = try SessionToken.generate()
@@ -159,7 +173,7 @@ public final class Accounts: Sendable {
             guard let account = try store.find(id: credentials.id, on: connection) else { throw AuthError.invalidCredentials }
             // A ban is told only to someone who knows the password, so it reveals nothing to others.
             if account.isBanned { throw AuthError.accountBanned }
-            try throttle.recordSuccess(key: key, on: connection)
+            try throttle.recordSuccess(keys: keys, on: connection)
             try startSession(token: token, userID: account.id, on: connection)
             return account
         }
@@ -236,19 +250,21 @@ public final class Accounts: Sendable {
     }
 
     /// Checks a confirmation password. Failures count toward the lockout of the account's
-    /// username, so a stolen session cannot be used to guess the password without limit.
+    /// username and of the account itself, so a stolen session cannot be used to guess the
+    /// password without limit, nor to add to the budget of guesses at the login.
     private func checkPassword(_ identity: Identity, _ password: String) throws {
         let now = clock.nowMillis()
-        guard let (key, hash, remaining) = try database.read({ connection -> (String, String, Int64?)? in
+        let keys = { (usernameKey: String) in [usernameKey, LoginThrottle.accountKey(id: identity.userID)] }
+        guard let (usernameKey, hash, remaining) = try database.read({ connection -> (String, String, Int64?)? in
             guard let row = try connection.fetchOne("SELECT username_key, password_hash FROM users WHERE id = \(identity.userID)") else { return nil }
-            let key: String = try row.decode("username_key")
-            return (key, try row.decode("password_hash"), try throttle.lockRemaining(key: key, now: now, on: connection))
+            let usernameKey: String = try row.decode("username_key")
+            return (usernameKey, try row.decode("password_hash"), try throttle.lockRemaining(keys: keys(usernameKey), now: now, on: connection))
         }) else {
             throw AuthError.invalidSession
         }
         if let remaining { throw AuthError.accountLocked(retryAfterSeconds: Int((remaining + 999) / 1_000)) }
         guard hasher.verify(password, against: hash) else {
-            try database.write { connection in try throttle.recordFailure(key: key, now: clock.nowMillis(), on: connection) }
+            try database.write { connection in try throttle.recordFailure(keys: keys(usernameKey), now: clock.nowMillis(), on: connection) }
             throw AuthError.wrongPassword
         }
     }

@@ -1,11 +1,14 @@
 import Storage
 
-/// Locks a login name after too many failed logins (API.md "Lockout").
+/// Locks a login name, and an account, after too many failed logins (API.md "Lockout").
 ///
-/// Counted per lower-cased login name in the database, whether or not an account has that
-/// name (so a lockout reveals nothing), and shared by every server process on the database.
+/// Counted per key in the database, shared by every server process on the database. A login
+/// counts against the lower-cased login name, whether or not an account has that name (so a
+/// lockout reveals nothing), and, once the name is known to be an account's username or email,
+/// against `accountKey(id:)` too: guessing by username and by email then share one budget of
+/// `threshold` failures instead of two, and a locked account is refused whichever name is used.
 /// Each failure is a row, so the window slides: `threshold` failures within any span of
-/// `windowMillis` lock the name, however they fall on the clock. A name keeps at most
+/// `windowMillis` lock the key, however they fall on the clock. A key keeps at most
 /// `threshold - 1` rows, and `purge` drops what has aged out.
 public struct LoginThrottle: Sendable {
     public struct Policy: Sendable {
@@ -17,6 +20,27 @@ public struct LoginThrottle: Sendable {
     }
 
     let policy: Policy
+
+    /// The key that counts failures against an account, whichever login name they used.
+    ///
+    /// Login-name keys are lower-cased (`Validation.key`), so they never contain an upper-case
+    /// ASCII letter: no login name can be spelled to share this key's counter.
+    static func accountKey(id: String) -> String { "ACCOUNT " + id }
+
+    /// When any of `keys` is locked, the longest of the milliseconds left.
+    func lockRemaining(keys: [String], now: Int64, on connection: any DatabaseConnection) throws -> Int64? {
+        try keys.compactMap { try lockRemaining(key: $0, now: now, on: connection) }.max()
+    }
+
+    /// Counts one failure against each of `keys`.
+    func recordFailure(keys: [String], now: Int64, on connection: any DatabaseConnection) throws {
+        for key in keys { try recordFailure(key: key, now: now, on: connection) }
+    }
+
+    /// A successful login forgets the earlier failures of each of `keys`.
+    func recordSuccess(keys: [String], on connection: any DatabaseConnection) throws {
+        for key in keys { try recordSuccess(key: key, on: connection) }
+    }
 
     /// When the name is locked, the milliseconds left.
     func lockRemaining(key: String, now: Int64, on connection: any DatabaseConnection) throws -> Int64? {

@@ -73,10 +73,11 @@ public struct APIError: Error, Sendable, JSONEncodable {
         APIError(status: 413, code: "payload_too_large", message: "Request body is too large.")
     }
 
-    /// 503 `rate_limited` with `Retry-After`, used when the offload queue is full.
+    /// 503 `unavailable` with `Retry-After`, used when the offload queue is full: the server's
+    /// state, not the client's doing (API.md keeps `rate_limited` for 429, a client over its limit).
     public static func overloaded(retryAfterSeconds: Int = 1) -> APIError {
         APIError(
-            status: 503, code: "rate_limited", message: "The server is busy, try again shortly.",
+            status: 503, code: "unavailable", message: "The server is busy, try again shortly.",
             headers: [("Retry-After", String(retryAfterSeconds))])
     }
 

@@ -18,7 +18,11 @@ enum ActivityMapper {
     static let contentLength = 500
 
     static func map(_ fields: ParseFields, now: Int64) -> Mapped<ImportedActivity> {
-        guard let id = fields.objectId else { return .skip("missing objectId") }
+        let id: String
+        switch fields.checkedObjectId {
+        case .success(let checked): id = checked
+        case .failure(let skip): return .skip(skip.reason)
+        }
         guard let type = fields.int("type") else { return .skip("missing type") }
         guard (1...4).contains(type) else { return .skip("unknown type \(type)") }
         guard let from = fields.pointer("fromUser") else { return .skip("missing fromUser") }

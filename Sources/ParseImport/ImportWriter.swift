@@ -19,6 +19,15 @@ enum WriteOutcome: Equatable {
 /// statement), so the batch goes on.
 struct ImportWriter {
     func insert(_ user: ImportedUser, on connection: any DatabaseConnection) throws -> WriteOutcome {
+        // `GET /v1/users/{idOrUsername}` reads an id first (AccountStore.find(idOrUsername:)):
+        // an objectId spelled like another account's username would answer for that account,
+        // and a username spelled like another account's id would never be found by it.
+        if try connection.fetchOne("SELECT 1 FROM users WHERE username_key = \(Validation.key(user.id)) AND id <> \(user.id)") != nil {
+            return .skipped("objectId is another account's username")
+        }
+        if try AccountStore().isID(ofAnotherAccount: user.username, except: user.id, on: connection) {
+            return .skipped("username is another account's objectId")
+        }
         do {
             let changed = try connection.execute("""
                 INSERT INTO users (id, username, username_key, email, email_key, email_verified, display_name,

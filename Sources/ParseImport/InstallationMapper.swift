@@ -16,7 +16,11 @@ enum InstallationMapper {
     static let platforms: Set<String> = ["ios", "android"]
 
     static func map(_ fields: ParseFields, now: Int64) -> Mapped<ImportedInstallation> {
-        guard let id = fields.objectId else { return .skip("missing objectId") }
+        let id: String
+        switch fields.checkedObjectId {
+        case .success(let checked): id = checked
+        case .failure(let skip): return .skip(skip.reason)
+        }
         let token = TextRules.trimmed(fields.string("deviceToken") ?? "")
         guard !token.isEmpty else { return .skip("missing deviceToken") }
         let platform = (fields.string("deviceType") ?? "").lowercased()

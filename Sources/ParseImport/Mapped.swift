@@ -5,7 +5,10 @@ enum Mapped<Row> {
     case skip(String)
 }
 
-/// The bcrypt prefixes whose hashes Pacenote verifies as they are.
-let bcryptPrefixes = ["$2a$", "$2b$", "$2y$"]
+/// Why a mapper skips an object, as the report words it.
+struct Skip: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
 /// Stored for users whose Parse hash is not bcrypt: matches no password, so they reset it.
 let unusablePasswordHash = "!"

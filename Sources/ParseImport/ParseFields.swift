@@ -1,3 +1,4 @@
+import Auth
 import JSON
 
 /// Reading Parse's encodings of fields out of an exported object.
@@ -9,10 +10,28 @@ struct ParseFields {
 
     init(_ members: [String: JSONValue]) { self.members = members }
 
-    /// The object's `objectId`, when it is a non-empty string.
+    /// The object's `objectId`, when it is a non-empty string (of any shape: see `checkedObjectId`).
     var objectId: String? {
         guard let id = members["objectId"]?.stringValue, !id.isEmpty else { return nil }
         return id
+    }
+
+    /// The `objectId` when it has Parse's shape (`ObjectID`: 1 to 32 letters and digits), else
+    /// why the object is skipped. Any other string was once accepted: an id spelled like a
+    /// username answered for that user, and an id of 1,100 characters made a cursor too long
+    /// to page past.
+    var checkedObjectId: Result<String, Skip> {
+        guard let id = objectId else { return .failure(Skip("missing objectId")) }
+        guard ObjectID.isWellFormed(id) else { return .failure(Skip("invalid objectId (Parse ids are 1 to \(ObjectID.maximumLength) letters and digits)")) }
+        return .success(id)
+    }
+
+    /// The objectId as a report may print it: as it is when well-formed, else escaped and cut,
+    /// so a hostile id can neither flood the report nor forge its lines.
+    static func reportable(_ id: String) -> String {
+        if ObjectID.isWellFormed(id) { return id }
+        let escaped = String(id.prefix(40)).debugDescription
+        return id.count > 40 ? escaped + "…" : escaped
     }
 
     func string(_ key: String) -> String? { members[key]?.stringValue }

@@ -1,3 +1,4 @@
+import Auth
 import Foundation
 import JSON
 import SocialAPI
@@ -26,6 +27,9 @@ public final class ParseImporter {
         public var maxObjectBytes = ResultsReader.defaultMaxElementBytes
         /// Activities per reader in `following_timeline`.
         public var followingDepth = TimelineRebuild.defaultFollowingDepth
+        /// The `--bcrypt-cost` the server runs with: imported hashes above its ceiling
+        /// (`PasswordHasher.maximumCost`, 12 at the default of 10) are not kept. 4...31.
+        public var bcryptCost = 10
         /// Skip and note lines written to the log before only counting.
         public var maxLoggedEntries = 1_000
         /// The writer's page cache while importing, in MiB (restored afterwards).
@@ -102,7 +106,8 @@ public final class ParseImporter {
         }
 
         let now = clock.nowMillis()
-        try phase("_User") { try importFile(.user, map: { UserMapper.map($0, now: now) }, insert: writer.insert) }
+        let maximumCost = PasswordHasher(cost: options.bcryptCost).maximumCost
+        try phase("_User") { try importFile(.user, map: { UserMapper.map($0, now: now, maximumCost: maximumCost) }, insert: writer.insert) }
         try phase("Rallye") { try importFile(.rally, map: { RallyMapper.map($0, now: now) }, insert: writer.insert) }
         try phase("Video") { try importFile(.video, map: { VideoMapper.map($0, now: now) }, insert: writer.insert) }
         try phase("Activity") { try importFile(.activity, map: { ActivityMapper.map($0, now: now) }, insert: writer.insert) }

@@ -99,7 +99,7 @@ final class PreparedStream<Row: Sendable> {
         switch element {
         case .value(.object(let members)):
             let fields = ParseFields(members)
-            let id = fields.objectId ?? "?"
+            let id = fields.objectId.map(ParseFields.reportable) ?? "?"
             switch map(fields) {
             case .row(let row, let notes): return .row(row, objectId: id, notes: notes)
             case .skip(let reason): return .skip(objectId: id, reason: reason)
@@ -107,9 +107,9 @@ final class PreparedStream<Row: Sendable> {
         case .value:
             return .skip(objectId: "?", reason: "element is not an object")
         case .oversized(let offset, let bytes, let objectId):
-            return .skip(objectId: objectId ?? "?", reason: "object of \(bytes) bytes at byte \(offset) is over the \(maxObjectBytes)-byte limit")
+            return .skip(objectId: objectId.map(ParseFields.reportable) ?? "?", reason: "object of \(bytes) bytes at byte \(offset) is over the \(maxObjectBytes)-byte limit")
         case .invalid(let offset, let error, let objectId):
-            return .skip(objectId: objectId ?? "?", reason: "malformed object at byte \(offset): \(error.reason)")
+            return .skip(objectId: objectId.map(ParseFields.reportable) ?? "?", reason: "malformed object at byte \(offset): \(error.reason)")
         }
     }
 }

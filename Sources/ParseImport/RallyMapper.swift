@@ -17,7 +17,11 @@ enum RallyMapper {
     static let maxDays = 31
 
     static func map(_ fields: ParseFields, now: Int64) -> Mapped<ImportedRally> {
-        guard let id = fields.objectId else { return .skip("missing objectId") }
+        let id: String
+        switch fields.checkedObjectId {
+        case .success(let checked): id = checked
+        case .failure(let skip): return .skip(skip.reason)
+        }
         let name = TextRules.trimmed(fields.string("name") ?? "").replacingNULs()
         guard !name.isEmpty else { return .skip("missing name") }
         let country = TextRules.trimmed(fields.string("country") ?? "").replacingNULs()

@@ -14,13 +14,18 @@ struct ImportedUser: Equatable {
 }
 
 /// `_User` -> `users`: the username must pass Pacenote's rule; a missing or malformed email
-/// becomes `<objectId>@users.invalid`; a bcrypt `bcryptPassword` is kept as is, anything
-/// else becomes an unusable hash (the user resets the password).
+/// becomes `<objectId>@users.invalid`; a bcrypt `bcryptPassword` the server would verify (well
+/// formed, cost at most `maximumCost`, see `PasswordHasher`) is kept as is, anything else
+/// becomes an unusable hash (the user resets the password), with a note saying why.
 enum UserMapper {
     static let displayNameLength = 100
 
-    static func map(_ fields: ParseFields, now: Int64) -> Mapped<ImportedUser> {
-        guard let id = fields.objectId else { return .skip("missing objectId") }
+    static func map(_ fields: ParseFields, now: Int64, maximumCost: Int = PasswordHasher().maximumCost) -> Mapped<ImportedUser> {
+        let id: String
+        switch fields.checkedObjectId {
+        case .success(let checked): id = checked
+        case .failure(let skip): return .skip(skip.reason)
+        }
         guard let username = fields.string("username") else { return .skip("missing username") }
         guard Validation.isValidUsername(username) else { return .skip("invalid username") }
         var notes: [String] = []
@@ -32,7 +37,12 @@ enum UserMapper {
         }
 
         var passwordHash = fields.string("bcryptPassword") ?? ""
-        if !bcryptPrefixes.contains(where: { passwordHash.hasPrefix($0) }) {
+        if let cost = PasswordHasher.cost(ofHash: passwordHash) {
+            if cost > maximumCost {
+                notes.append("bcrypt cost \(cost) is above the ceiling of \(maximumCost); password not kept, the user must reset it")
+                passwordHash = unusablePasswordHash
+            }
+        } else {
             notes.append("no bcrypt password hash; the user must reset the password")
             passwordHash = unusablePasswordHash
         }

@@ -22,7 +22,11 @@ enum VideoMapper {
     static let descriptionLength = 2_000
 
     static func map(_ fields: ParseFields, now: Int64) -> Mapped<ImportedVideo> {
-        guard let id = fields.objectId else { return .skip("missing objectId") }
+        let id: String
+        switch fields.checkedObjectId {
+        case .success(let checked): id = checked
+        case .failure(let skip): return .skip(skip.reason)
+        }
         guard let youtube = fields.string("youtubeID").flatMap(YouTubeID.init(parsing:)) else { return .skip("invalid YouTube id") }
         guard let ownerID = fields.pointer("owner") else { return .skip("missing owner") }
         guard let rallyID = fields.pointer("rallyId") else { return .skip("missing rally") }

@@ -68,7 +68,7 @@ public final class Application: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.clock = clock
-        database = try Self.openDatabase(configuration)
+        database = try Self.openDatabase(configuration, logger: logger)
         let applied = try Migrator(migrations: Schema.sqlite).migrate(database, now: clock.nowMillis())
         if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
         accounts = Accounts(database: database, configuration: configuration.accounts, clock: clock)
@@ -120,8 +120,13 @@ public final class Application: Sendable {
         cursors = CursorCodec(key: try CursorSecret.load(dataDirectory: configuration.dataDirectory, configured: configuration.cursorSecret))
     }
 
-    private static func openDatabase(_ configuration: Configuration) throws -> any Database {
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+    private static func openDatabase(_ configuration: Configuration, logger: Logger) throws -> any Database {
+        // The directory 0700 and the files 0600: they hold emails and password hashes.
+        let narrowed = try PrivateFiles.prepare(directory: configuration.dataDirectory, databaseFile: "pacenote.sqlite",
+                                                otherFiles: [CursorSecret.fileName])
+        if !narrowed.isEmpty {
+            logger.warning("permissions tightened", ["paths": narrowed.joined(separator: ","), "reason": "readable by other users"])
+        }
         var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
         sqlite.readers = configuration.databaseReaders
         sqlite.synchronousFull = configuration.sqliteSynchronousFull

@@ -18,6 +18,7 @@ enum ImportParseCommand {
         flags: CommonOptions.flags + [
             .init("batch-size", "N", "objects written per transaction (\(ParseImporter.Options().batchSize))"),
             .init("following-depth", "N", "latest activities of each followed account copied into following feeds (\(ParseImporter.Options().followingDepth))"),
+            .init("bcrypt-cost", "N", "the server's bcrypt cost: imported hashes costlier than max(12, N) are not kept (10)"),
         ]
     )
 
@@ -27,13 +28,16 @@ enum ImportParseCommand {
         var importOptions = ParseImporter.Options()
         importOptions.batchSize = try options.int("batch-size", default: importOptions.batchSize, range: 1...1_000_000)
         importOptions.followingDepth = try options.int("following-depth", default: importOptions.followingDepth, range: 0...100_000)
+        // The server's cost (PACENOTE_BCRYPT_COST too), so the import keeps the hashes it will verify.
+        importOptions.bcryptCost = try options.int("bcrypt-cost", default: importOptions.bcryptCost, range: 4...31)
         let configuration = try CommonOptions.configuration(options)
         let logger = try CommonOptions.logger(options)
 
         // The import opens the database itself rather than through Application: it needs one
         // writer and no server state, and its sorts (index builds, timelines) go to temporary
         // files so that memory stays bounded (see SQLiteDatabase.Configuration).
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let narrowed = try PrivateFiles.prepare(directory: configuration.dataDirectory, databaseFile: "pacenote.sqlite")
+        if !narrowed.isEmpty { logger.warning("permissions tightened", ["paths": narrowed.joined(separator: ",")]) }
         var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
         sqlite.readers = 1
         sqlite.synchronousFull = configuration.sqliteSynchronousFull

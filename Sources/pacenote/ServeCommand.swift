@@ -22,6 +22,8 @@ enum ServeCommand {
             .init("fanout-sync-limit", "N", "followers whose home gets a new video inside the write; the rest by the outbox worker (1000)"),
             .init("threads", "N", "serving threads (one per core)"),
             .init("hash-threads", "N", "threads for the bcrypt routes: sign-up, login, password change (2)"),
+            .init("max-connections-per-ip", "N", "open connections one client address may hold (64)"),
+            .init("header-timeout", "DURATION", "a request head must be complete within it, from accept or the previous response (10s)"),
             CommonOptions.logLevel,
         ] + PushOptions.flags
     )
@@ -46,6 +48,9 @@ enum ServeCommand {
         // than cores only adds context switches (measured in BENCHMARKS.md).
         server.threads = try options.int("threads", default: CPUs.usable, range: 1...256)
         server.offloadThreads = try options.int("hash-threads", default: 2, range: 1...64)
+        server.maxConnectionsPerAddress = try options.int("max-connections-per-ip", default: 64, range: 1...100_000)
+        server.headerTimeoutMillis = try options.duration("header-timeout", defaultMillis: 10_000)
+        OpenFileLimit.raiseToHardLimit()
 
         let logger = try CommonOptions.logger(options)
         let push = PushOptions.summary(configuration.push)

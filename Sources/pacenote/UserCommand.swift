@@ -49,7 +49,8 @@ enum UserCommand {
             let role = try parseRole(options.positional[1])
             let application = try Application(configuration: configuration, logger: try CommonOptions.logger(options))
             defer { application.close() }
-            let account = try application.accounts.setRole(role, idOrUsername: options.positional[0])
+            // A username only (API.md): an imported id could be spelled like someone else's username.
+            let account = try application.accounts.setRole(role, username: options.positional[0])
             print("\(account.username) is now \(account.role.rawValue)")
             return 0
         default:

@@ -248,6 +248,19 @@ import Storage
         #expect(throws: AuthError.notFound) { try accounts.setRole(.admin, idOrUsername: "nobody") }
     }
 
+    /// The command line names a username only (API.md): an id is not one.
+    @Test func setRoleByUsernameNeverReadsAnID() throws {
+        let account = try fixture.signUp("SebLoeb").account
+        #expect(throws: AuthError.notFound) { try accounts.setRole(.admin, username: account.id) }
+        #expect(try accounts.setRole(.moderator, username: "SEBLOEB").role == .moderator)
+    }
+
+    /// Lookups read an id first, so a username spelled like another account's id is taken.
+    @Test func aUsernameSpelledLikeAnotherAccountsIDIsTaken() throws {
+        let account = try fixture.signUp("SebLoeb").account
+        #expect(throws: AuthError.usernameTaken) { try fixture.signUp(account.id, email: "copy@example.com") }
+    }
+
     // MARK: Password change
 
     @Test func changePasswordKeepsThisSessionAndEndsTheOthers() throws {

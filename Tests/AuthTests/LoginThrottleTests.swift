@@ -214,4 +214,35 @@ import Testing
         let keys = try fixture.rows("SELECT login_key FROM login_failures").map { try $0.decode("login_key", as: String.self) }
         #expect(keys == ["recent"])
     }
+
+    // MARK: Per account
+
+    /// Guesses by username and by email share the account's budget: the threshold is reached
+    /// with some of each, and the account is then locked under both names.
+    @Test func theUsernameAndTheEmailShareTheAccountsBudget() throws {
+        let fixture = try AuthFixture(Self.smallPolicy)
+        try fixture.signUp("Shared")
+        fail(fixture, login: "shared", times: 2)
+        fail(fixture, login: "shared@example.com", times: 1)
+        #expect(lockSeconds(fixture, login: "Shared") == 120)
+        #expect(lockSeconds(fixture, login: "SHARED@example.com") == 120)
+    }
+
+    @Test func aSuccessUnderOneNameClearsTheAccountsCount() throws {
+        let fixture = try AuthFixture(Self.smallPolicy)
+        try fixture.signUp("Forgetful")
+        fail(fixture, login: "forgetful", times: 2)
+        _ = try fixture.accounts.logIn(login: "forgetful@example.com", password: AuthFixture.password)
+        fail(fixture, login: "forgetful@example.com", times: 2)
+        #expect(lockSeconds(fixture, login: "forgetful@example.com") == nil)
+    }
+
+    /// Login names are lower-cased, so no name, however spelled, counts against an account's key.
+    @Test func noLoginNameReachesAnAccountsKey() throws {
+        let fixture = try AuthFixture(Self.smallPolicy)
+        let account = try fixture.signUp("Target").account
+        let spelled = LoginThrottle.accountKey(id: account.id)
+        fail(fixture, login: spelled, times: 3)
+        #expect(lockSeconds(fixture, login: "target") == nil)
+    }
 }

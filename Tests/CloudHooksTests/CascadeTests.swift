@@ -1,5 +1,6 @@
 import CloudHooks
 import Storage
+import TestSupport
 import XCTest
 
 final class CascadeTests: XCTestCase {
@@ -37,7 +38,7 @@ final class CascadeTests: XCTestCase {
     }
 
     func testDeletingAParentDeletesItsChildrenThroughTheirHooks() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         try seed(temp)
         let log = Log()
         let hooks = makeCascadingHooks(log: log)
@@ -51,7 +52,7 @@ final class CascadeTests: XCTestCase {
     }
 
     func testARefusalDeepInACascadeRollsBackTheWholeWrite() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         try seed(temp)
         let log = Log()
         let hooks = makeCascadingHooks(log: log, refuseChild: "c2")
@@ -68,7 +69,7 @@ final class CascadeTests: XCTestCase {
     }
 
     func testACycleThrowsCascadeTooDeepAndLeavesNothingBehind() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let registry = HookRegistry()
         // Saving node n saves node n + 1, forever.
         registry.afterSave(Node.self) { event in
@@ -88,7 +89,7 @@ final class CascadeTests: XCTestCase {
     }
 
     func testACascadeExactlyAtTheLimitSucceeds() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let registry = HookRegistry()
         // A chain that stops by itself at the deepest level allowed.
         registry.afterSave(Node.self) { event in
@@ -107,7 +108,7 @@ final class CascadeTests: XCTestCase {
     }
 
     func testTheDepthBelongsToTheCallChainNotToTheHookSet() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let registry = HookRegistry()
         registry.afterSave(Node.self) { event in
             guard event.entity.id < Hooks.maximumCascadeDepth else { return }

@@ -1,6 +1,7 @@
 @testable import CloudHooks
 import Storage
 import Synchronization
+import TestSupport
 import XCTest
 
 final class HooksTests: XCTestCase {
@@ -9,7 +10,7 @@ final class HooksTests: XCTestCase {
     }
 
     func testBeforeHooksRunInOrderThenTheWriteThenAfterHooksInOrder() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let log = Log()
         let registry = HookRegistry()
         registry.afterSave(Parent.self) { _ in log.append("after 1") }
@@ -42,7 +43,7 @@ final class HooksTests: XCTestCase {
     }
 
     func testHooksSeeTheConnectionOfTheCallersTransaction() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let registry = HookRegistry()
         // The afterSave hook reads the row the write just inserted, before the commit.
         registry.afterSave(Parent.self) { event in
@@ -57,7 +58,7 @@ final class HooksTests: XCTestCase {
     }
 
     func testEntityTypesDoNotSeeEachOthersHooks() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let log = Log()
         let registry = HookRegistry()
         registry.beforeSave(Parent.self) { event in log.append("parent \(event.entity.id)") }
@@ -82,7 +83,7 @@ final class HooksTests: XCTestCase {
     }
 
     func testARefusingBeforeSaveLeavesNothingBehind() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let log = Log()
         let registry = HookRegistry()
         registry.beforeSave(Parent.self) { event in
@@ -109,7 +110,7 @@ final class HooksTests: XCTestCase {
     }
 
     func testAThrowingAfterSaveRollsTheInsertBack() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let registry = HookRegistry()
         registry.afterSave(Parent.self) { _ in throw Refused(reason: "after") }
         let hooks = registry.build()
@@ -123,7 +124,7 @@ final class HooksTests: XCTestCase {
     }
 
     func testAWriteErrorPropagatesUnchangedAndSkipsAfterHooks() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let log = Log()
         let registry = HookRegistry()
         registry.afterSave(Parent.self) { _ in log.append("afterSave") }
@@ -139,7 +140,7 @@ final class HooksTests: XCTestCase {
     }
 
     func testPreviousAndIsInsertArePassedThrough() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         let seen = Mutex<[(Parent, Parent?, Bool)]>([])
         let registry = HookRegistry()
         registry.beforeSave(Parent.self) { event in seen.withLock { $0.append((event.entity, event.previous, event.isInsert)) } }
@@ -192,7 +193,7 @@ final class HooksTests: XCTestCase {
     }
 
     func testNoneOnlyRunsTheWrite() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         try temp.database.write { c in
             try Hooks.none.save(Parent(id: "a"), on: c) { try self.insert(Parent(id: "a"), c) }
         }

@@ -1,6 +1,7 @@
 import CloudHooks
 import Storage
 import Synchronization
+import TestSupport
 import XCTest
 
 /// A clock the test moves by hand.
@@ -26,7 +27,7 @@ final class RetryPolicyTests: XCTestCase {
 
 final class OutboxWorkerTests: XCTestCase {
     private func makeDatabase() throws -> TemporaryDatabase {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporaryDatabase.withHookTables()
         try Migrator(migrations: Schema.sqlite).migrate(temp.database, now: 0)
         try temp.database.write { c in try c.execute("CREATE TABLE effects (job TEXT NOT NULL)") }
         return temp

@@ -1,32 +1,20 @@
 import Foundation
 import Storage
 import Synchronization
+import TestSupport
 
-/// A fresh SQLite database in its own temporary folder, removed when released.
-final class TemporaryDatabase: Sendable {
-    let directory: URL
-    let database: SQLiteDatabase
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-hooks-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        database = try SQLiteDatabase(configuration: .init(path: directory.appendingPathComponent("test.sqlite").path))
-        try database.write { c in
+extension TemporaryDatabase {
+    /// An empty database holding the small tables these tests hang their hooks on.
+    static func withHookTables() throws -> TemporaryDatabase {
+        let temp = try TemporaryDatabase()
+        try temp.database.write { c in
             try c.executeScript("""
                 CREATE TABLE parents (id TEXT PRIMARY KEY, name TEXT NOT NULL) STRICT;
                 CREATE TABLE children (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parents(id)) STRICT;
                 CREATE TABLE nodes (id INTEGER PRIMARY KEY) STRICT;
                 """)
         }
-    }
-
-    deinit {
-        database.close()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    func count(_ table: String) throws -> Int {
-        try database.read { c in try c.fetchValue(SQL(unsafeSQL: "SELECT count(*) FROM \(table)"), as: Int.self) ?? -1 }
+        return temp
     }
 }
 

@@ -94,51 +94,47 @@ final class ErrorEnvelopeTests: ServerTestCase {
         assertError(result, 413, "payload_too_large")
     }
 
-    func testMalformedContentLengthIsBadRequest() throws {
+    /// API.md: what the HTTP layer rejects before a request exists gets the right status and
+    /// the connection closed (a JSON body is not promised there).
+    private func assertRefusedAndClosed(_ raw: String, _ status: Int, _ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let exchange = try RawExchange.exchange(Array(raw.utf8), port: server.port, timeout: 5)
+        XCTAssertEqual(exchange.status, status, "\(context): \(exchange)", file: file, line: line)
+        XCTAssertTrue(exchange.closedByServer, "\(context): the server closes the connection within 5 s: \(exchange)", file: file, line: line)
+    }
+
+    func testMalformedContentLengthIsBadRequestAndCloses() throws {
         for length in ["abc", "-1", "5, 6", "1e3"] {
             let raw = "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n{\"a\":1}"
-            guard let result = client.sendRaw(Array(raw.utf8), timeout: 5) else {
-                XCTFail("no answer within 5 s (timeout or connection closed) to Content-Length: \(length)")
-                continue
-            }
-            // libmicrohttpd 0.9.75 refuses an unparseable Content-Length itself, before any
-            // application code runs, with a bare 400 and no JSON body (docs/ARCHITECTURE.md,
-            // "What libmicrohttpd answers itself"). The status is what a client can rely on.
-            XCTAssertEqual(result.status, 400, "Content-Length: \(length): \(result)")
+            try assertRefusedAndClosed(raw, 400, "Content-Length: \(length)")
         }
         let conflicting = "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 7\r\nContent-Length: 9\r\n\r\n{\"a\":1}"
-        let result = client.sendRaw(Array(conflicting.utf8), timeout: 5)
-        XCTAssertNotNil(result, "two different Content-Length headers get an answer")
-        if let result {
-            XCTAssertEqual(result.status, 400, "two different Content-Length headers: \(result)")
-            assertEnvelope(result)
+        try assertRefusedAndClosed(conflicting, 400, "two different Content-Length headers")
+    }
+
+    func testMalformedRequestLinesAndFramingAre400AndClose() throws {
+        for (label, raw) in [
+            ("a request line without a version", "GET /healthz\r\n\r\n"),
+            ("a request line with a fourth part", "GET /healthz HTTP/1.1 extra\r\nHost: 127.0.0.1\r\n\r\n"),
+            ("an unknown version", "GET /healthz HTTP/x.y\r\nHost: 127.0.0.1\r\n\r\n"),
+            ("a header line without a colon", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColonHere\r\n\r\n"),
+            ("a chunk size that is not hex", "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"),
+        ] {
+            try assertRefusedAndClosed(raw, 400, label)
         }
     }
 
-    func testOversizedHeadersAndURLAreRefusedWithEnvelope() throws {
+    func testDeclaredHugeBodyIs413AndCloses() throws {
+        let head = "POST /v1/users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{\"username\":"
+        try assertRefusedAndClosed(head, 413, "a declared body of 10,000,000 bytes")
+    }
+
+    func testOversizedHeadersAndURLAreRefusedAndClose() throws {
         let padding = String(repeating: "a", count: 20 * 1024)
-        let bigHeader = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(padding)\r\n\r\n"
-        if let result = client.sendRaw(Array(bigHeader.utf8), timeout: 5) {
-            XCTAssertEqual(result.status, 431, "20 KiB of headers: \(result)")
-            assertEnvelope(result, "20 KiB of headers")
-        } else {
-            XCTFail("no answer within 5 s (timeout or connection closed) to 20 KiB of headers")
-        }
+        try assertRefusedAndClosed("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(padding)\r\n\r\n", 431, "20 KiB of headers")
         let manyHeaders = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             + (0..<400).map { "X-H\($0): \(String(repeating: "b", count: 48))\r\n" }.joined() + "\r\n"
-        if let result = client.sendRaw(Array(manyHeaders.utf8), timeout: 5) {
-            XCTAssertEqual(result.status, 431, "400 headers of 50 bytes: \(result)")
-            assertEnvelope(result, "400 headers")
-        } else {
-            XCTFail("no answer within 5 s (timeout or connection closed) to 400 headers (20 KiB)")
-        }
-        let bigURL = "GET /v1/users/\(padding) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        if let result = client.sendRaw(Array(bigURL.utf8), timeout: 5) {
-            XCTAssertEqual(result.status, 414, "a 20 KiB request line: \(result)")
-            assertEnvelope(result, "20 KiB URL")
-        } else {
-            XCTFail("no answer within 5 s (timeout or connection closed) to a 20 KiB URL")
-        }
+        try assertRefusedAndClosed(manyHeaders, 431, "400 headers of 50 bytes (20 KiB)")
+        try assertRefusedAndClosed("GET /v1/users/\(padding) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414, "a 20 KiB request line")
         XCTAssertEqual(try newClient().request("GET", "/healthz").status, 200, "the server still serves")
     }
 

@@ -9,12 +9,33 @@ import XCTest
 /// Lets a test know when offloaded handlers have started, without sleeping.
 final class StartedSignal: Sendable {
     let semaphore = DispatchSemaphore(value: 0)
+
+    /// Waits for `count` signals, at most `seconds` in all; false when they did not all come.
+    func wait(count: Int = 1, seconds: Double = 10) -> Bool {
+        let deadline = DispatchTime.now() + seconds
+        for _ in 0..<count where semaphore.wait(timeout: deadline) == .timedOut { return false }
+        return true
+    }
+}
+
+/// Holds the slow handlers inside their work until the test opens it, so a test states facts
+/// of order ("answered while they were still running") instead of timing them. Handlers give
+/// up after 10 s, so a test that fails before opening it cannot hang the suite.
+final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    func pass() { _ = semaphore.wait(timeout: .now() + 10) }
+
+    func open(for handlers: Int) {
+        for _ in 0..<handlers { semaphore.signal() }
+    }
 }
 
 final class HTTPServerLiveTests: XCTestCase {
     var server: HTTPServer?
     let started = StartedSignal()
     let waiting = StartedSignal()
+    let gate = Gate()
     let logs = InMemoryLogHandler()
 
     override func setUpWithError() throws {
@@ -26,16 +47,17 @@ final class HTTPServerLiveTests: XCTestCase {
         router.get("/query") { request, _ in .json(JSONValue.object(["q": .string(request.query["q"] ?? "")])) }
         router.get("/items/{id}") { _, ctx in .json(JSONValue.object(["id": .string(ctx.parameters["id"] ?? "")])) }
         let signal = started
+        let gate = self.gate
         router.post("/slow", options: .offload) { _, _ in
             signal.semaphore.signal()
-            usleep(300_000)  // stands in for bcrypt: CPU-heavy work on the offload pool
+            gate.pass()  // stands in for bcrypt: CPU-heavy work on the offload pool
             return .json(JSONValue.object(["slow": .bool(true)]))
         }
         let waiting = self.waiting
         router.put("/wait", options: .blocking) { _, _ in
             // Stands in for a write waiting its turn at the database's writer.
             waiting.semaphore.signal()
-            usleep(300_000)
+            gate.pass()
             return .json(JSONValue.object(["waited": .bool(true)]))
         }
         var config = ServerConfiguration()
@@ -48,6 +70,7 @@ final class HTTPServerLiveTests: XCTestCase {
     }
 
     override func tearDown() {
+        gate.open(for: 64)  // whatever a failed test left waiting
         server?.shutdown(gracePeriodSeconds: 2)
         server = nil
     }
@@ -148,22 +171,17 @@ final class HTTPServerLiveTests: XCTestCase {
                 slowStatuses.append(status)
             }
         }
-        // Both offload threads are busy before we measure.
-        started.semaphore.wait()
-        started.semaphore.wait()
+        XCTAssertTrue(started.wait(count: 2), "both offload threads took a slow request")
 
-        var worst: Duration = .zero
-        let clock = ContinuousClock()
         for i in 0..<50 {
-            let began = clock.now
             // A fresh connection each time: accept and first response, both on serving threads.
             let client = try RawHTTPClient(port: port)
             let reply = try client.request("GET", "/hello")
             XCTAssertEqual(reply.status, 200, "plain GET \(i)")
-            worst = max(worst, clock.now - began)
         }
-        XCTAssertLessThan(worst, .milliseconds(150), "plain GETs must not wait for offloaded work")
-        group.wait()
+        XCTAssertEqual(slowStatuses.values, [], "every plain GET was answered while the offloaded ones were still held")
+        gate.open(for: 8)
+        XCTAssertEqual(group.wait(timeout: .now() + 20), .success, "the slow requests finish once let go")
         XCTAssertEqual(slowStatuses.values, Array(repeating: 200, count: 8))
     }
 
@@ -171,8 +189,6 @@ final class HTTPServerLiveTests: XCTestCase {
         let port = self.port
         let group = DispatchGroup()
         let statuses = SlowResults()
-        let clock = ContinuousClock()
-        let began = clock.now
         for _ in 0..<8 {
             group.enter()
             Thread.detachNewThread {
@@ -180,33 +196,38 @@ final class HTTPServerLiveTests: XCTestCase {
                 statuses.append((try? RawHTTPClient(port: port).request("PUT", "/wait").status) ?? -1)
             }
         }
-        for _ in 0..<8 { waiting.semaphore.wait() }  // all eight are waiting at once
-        let plainBegan = clock.now
+        // None can finish before the gate opens, so eight arrivals means eight side by side.
+        XCTAssertTrue(waiting.wait(count: 8), "all eight blocking handlers are running at once")
         let reply = try RawHTTPClient(port: port).request("GET", "/hello")
         XCTAssertEqual(reply.status, 200)
-        XCTAssertLessThan(clock.now - plainBegan, .milliseconds(150), "a plain GET does not wait for blocking handlers")
-        group.wait()
+        XCTAssertEqual(statuses.values, [], "the plain GET was answered while all eight were still waiting")
+        gate.open(for: 8)
+        XCTAssertEqual(group.wait(timeout: .now() + 20), .success, "the blocking requests finish once let go")
         XCTAssertEqual(statuses.values, Array(repeating: 200, count: 8))
-        // Eight waits of 0.3 s side by side, not one after another (2.4 s).
-        XCTAssertLessThan(clock.now - began, .milliseconds(1_500))
     }
 
     func testGracefulShutdownFinishesInFlightOffloadedRequest() throws {
         let port = self.port
         let client = try RawHTTPClient(port: port)
         try client.send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
-        started.semaphore.wait()
+        XCTAssertTrue(started.wait(), "the slow request is running")
         let stopped = DispatchSemaphore(value: 0)
         let server = self.server
         Thread.detachNewThread {
-            server?.shutdown(gracePeriodSeconds: 5)
+            server?.shutdown(gracePeriodSeconds: 10)
             stopped.signal()
         }
+        // Shutdown closes the listening socket first: once connecting fails, it has begun,
+        // with the request still held inside its handler.
+        let deadline = Date().addingTimeInterval(10)
+        while (try? RawHTTPClient(port: port)) != nil, Date() < deadline { usleep(10_000) }
+        XCTAssertThrowsError(try RawHTTPClient(port: port), "no longer accepting")
+        XCTAssertEqual(stopped.wait(timeout: .now()), .timedOut, "shutdown waits for the request in flight")
+        gate.open(for: 1)
         let reply = try client.readReply()
         XCTAssertEqual(reply.status, 200)
         XCTAssertEqual(reply.json?["slow"], .bool(true))
-        stopped.wait()
-        XCTAssertThrowsError(try RawHTTPClient(port: port), "no longer accepting")
+        XCTAssertEqual(stopped.wait(timeout: .now() + 15), .success, "shutdown returns once the request is done")
         self.server = nil
     }
 

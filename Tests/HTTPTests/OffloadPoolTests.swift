@@ -10,11 +10,12 @@ final class OffloadPoolTests: XCTestCase {
         let running = DispatchSemaphore(value: 0)
         let ran = Mutex(0)
         try pool.start()
-        XCTAssertTrue(pool.trySubmit { running.signal(); gate.wait(); ran.withLock { $0 += 1 } })
-        running.wait()  // the only thread is now busy
+        // Bounded waits: a broken pool fails the test instead of hanging the suite.
+        XCTAssertTrue(pool.trySubmit { running.signal(); _ = gate.wait(timeout: .now() + 10); ran.withLock { $0 += 1 } })
+        XCTAssertEqual(running.wait(timeout: .now() + 10), .success, "the job starts")  // the only thread is now busy
         XCTAssertTrue(pool.trySubmit { ran.withLock { $0 += 1 } })
         XCTAssertTrue(pool.trySubmit { ran.withLock { $0 += 1 } })
-        XCTAssertFalse(pool.trySubmit {}, "queue of 2 is full: the server answers 503 rate_limited")
+        XCTAssertFalse(pool.trySubmit {}, "queue of 2 is full: the server answers 503 unavailable")
         XCTAssertEqual(pool.outstanding, 3)
         gate.signal()
         pool.shutdown()
@@ -26,6 +27,6 @@ final class OffloadPoolTests: XCTestCase {
         let r = APIError.overloaded().response
         XCTAssertEqual(r.status, 503)
         XCTAssertEqual(r.header("Retry-After"), "1")
-        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), #"{"error":{"code":"rate_limited","message":"The server is busy, try again shortly."}}"#)
+        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), #"{"error":{"code":"unavailable","message":"The server is busy, try again shortly."}}"#)
     }
 }

@@ -22,11 +22,15 @@ import Testing
     }
 
     static let hash = "$2b$10$GEJQL85jLoFTvKgaCbdkRexqpdEz7F/BaKg9VQuJ1LE27ONXJJV4."
+    static let hash2a = "$2a$" + hash.dropFirst(4)
+    static let hash2y = "$2y$" + hash.dropFirst(4)
 
     // MARK: _User
 
     @Test(arguments: [
         (#"{"username":"ok_name","email":"a@b.co"}"#, "missing objectId"),
+        (#"{"objectId":"bad-id","username":"ok_name","email":"a@b.co"}"#, "invalid objectId (Parse ids are 1 to 32 letters and digits)"),
+        (#"{"objectId":"\#(String(repeating: "a", count: 33))","username":"ok_name","email":"a@b.co"}"#, "invalid objectId (Parse ids are 1 to 32 letters and digits)"),
         (#"{"objectId":"u1","email":"a@b.co"}"#, "missing username"),
         (#"{"objectId":"u1","username":"ab","email":"a@b.co"}"#, "invalid username"),
         (#"{"objectId":"u1","username":"has space","email":"a@b.co"}"#, "invalid username"),
@@ -41,10 +45,18 @@ import Testing
     @Test(arguments: [
         (#"{"objectId":"u1","username":"Seb.Loeb_9","email":"Seb@Example.com","bcryptPassword":"\#(hash)","displayName":"  Sébastien  ","createdAt":"2013-07-03T08:35:42.288Z"}"#,
          "Seb@Example.com", hash, "Sébastien", 0),
-        (#"{"objectId":"u2","username":"nomail","bcryptPassword":"$2a$10$abc","createdAt":{"__type":"Date","iso":"2013-07-03T08:35:42.288Z"}}"#,
-         "u2@users.invalid", "$2a$10$abc", "nomail", 1),
-        (#"{"objectId":"u3","username":"badmail","email":"not an email","bcryptPassword":"$2y$10$abc","displayName":"","createdAt":"2013-07-03T08:35:42.288Z"}"#,
-         "u3@users.invalid", "$2y$10$abc", "badmail", 1),
+        (#"{"objectId":"u2","username":"nomail","bcryptPassword":"\#(hash2a)","createdAt":{"__type":"Date","iso":"2013-07-03T08:35:42.288Z"}}"#,
+         "u2@users.invalid", hash2a, "nomail", 1),
+        (#"{"objectId":"u3","username":"badmail","email":"not an email","bcryptPassword":"\#(hash2y)","displayName":"","createdAt":"2013-07-03T08:35:42.288Z"}"#,
+         "u3@users.invalid", hash2y, "badmail", 1),
+        // A bcrypt prefix on something that is not a whole hash can never verify: not kept.
+        (#"{"objectId":"u7","username":"cuthash","email":"c@h.io","bcryptPassword":"$2a$10$abc","createdAt":"2013-07-03T08:35:42.288Z"}"#,
+         "c@h.io", "!", "cuthash", 1),
+        // Cost 12 is the ceiling at the default --bcrypt-cost of 10; 13 is above it.
+        (#"{"objectId":"u8","username":"cost12","email":"c12@h.io","bcryptPassword":"$2b$12$\#(hash.dropFirst(7))","createdAt":"2013-07-03T08:35:42.288Z"}"#,
+         "c12@h.io", "$2b$12$" + hash.dropFirst(7), "cost12", 0),
+        (#"{"objectId":"u9","username":"cost13","email":"c13@h.io","bcryptPassword":"$2b$13$\#(hash.dropFirst(7))","createdAt":"2013-07-03T08:35:42.288Z"}"#,
+         "c13@h.io", "!", "cost13", 1),
         (#"{"objectId":"u4","username":"md5user","email":"m@d.io","bcryptPassword":"md5$abc","createdAt":"2013-07-03T08:35:42.288Z"}"#,
          "m@d.io", "!", "md5user", 1),
         (#"{"objectId":"u5","username":"nohash","email":"n@h.io","createdAt":"2013-07-03T08:35:42.288Z"}"#,
@@ -194,5 +206,36 @@ import Testing
         } else {
             #expect(Self.skipReason(mapped) == expected)
         }
+    }
+
+    // MARK: objectIds and hash costs
+
+    /// Every class refuses an objectId outside Parse's shape, with the same reason.
+    @Test(arguments: ["a-b", "x y", "../etc", String(repeating: "7", count: 33), "id\\u0000"])
+    func objectIdsOutsideParsesShapeAreSkippedInEveryClass(id: String) {
+        let reason = "invalid objectId (Parse ids are 1 to 32 letters and digits)"
+        let quoted = #""objectId":"\#(id)""#
+        #expect(Self.skipReason(RallyMapper.map(Self.fields(#"{\#(quoted),"name":"R","iniDate":"2014-01-16","endDate":"2014-01-19"}"#), now: Self.now)) == reason)
+        #expect(Self.skipReason(VideoMapper.map(Self.fields(#"{\#(quoted),"youtubeID":"dQw4w9WgXcQ","owner":"u1","rallyId":"r1","nDay":1}"#), now: Self.now)) == reason)
+        #expect(Self.skipReason(ActivityMapper.map(Self.fields(#"{\#(quoted),"type":4,"fromUser":"u1","toUser":"u2"}"#), now: Self.now)) == reason)
+        #expect(Self.skipReason(InstallationMapper.map(Self.fields(#"{\#(quoted),"deviceType":"ios","deviceToken":"t","user":"u1"}"#), now: Self.now)) == reason)
+        #expect(Self.skipReason(UserMapper.map(Self.fields(#"{\#(quoted),"username":"someone"}"#), now: Self.now)) == reason)
+    }
+
+    @Test func theHashCeilingFollowsTheServersCost() throws {
+        let cost14 = "$2b$14$" + Self.hash.dropFirst(7)
+        let json = #"{"objectId":"u1","username":"costly","email":"c@h.io","bcryptPassword":"\#(cost14)"}"#
+        let (refused, notes) = try #require(Self.row(UserMapper.map(Self.fields(json), now: Self.now, maximumCost: 12)))
+        #expect(refused.passwordHash == "!")
+        #expect(notes.contains { $0.contains("bcrypt cost 14") })
+        let (kept, _) = try #require(Self.row(UserMapper.map(Self.fields(json), now: Self.now, maximumCost: 14)))
+        #expect(kept.passwordHash == cost14)
+    }
+
+    @Test func reportsPrintHostileIdsEscapedAndCut() {
+        #expect(ParseFields.reportable("AbC123") == "AbC123")
+        #expect(ParseFields.reportable("a\nskip _User x: forged") == #""a\nskip _User x: forged""#)
+        let long = ParseFields.reportable(String(repeating: "a", count: 1_100))
+        #expect(long.count < 50 && long.hasSuffix("…"))
     }
 }

@@ -10,18 +10,49 @@ final class AuthMiddlewareTests: XCTestCase {
         XCTAssertNil(AuthMiddleware.bearerToken(nil))
     }
 
-    func testEveryV1RouteButSignUpAndLoginNeedsASession() throws {
-        let app = try TestApplication()
+    // The contract's lists (API.md "Conventions"), written out here rather than read from
+    // `AuthMiddleware`, so a route wrongly added to the middleware's lists fails this test.
+    // Parameters are `{}`: their names are the router's choice.
+    /// Signup and login: the only `/v1` routes open without a session.
+    static let publicRoutes: Set<String> = ["POST /v1/users", "POST /v1/sessions"]
+    /// With `--public-read`: GETs of rallies, videos, users and their lists (never feeds,
+    /// notifications, moderation, search, or the caller's own account).
+    static let publicReadRoutes: Set<String> = [
+        "GET /v1/rallies", "GET /v1/rallies/{}", "GET /v1/rallies/{}/days/{}/videos",
+        "GET /v1/videos/{}", "GET /v1/videos/{}/likes", "GET /v1/videos/{}/comments",
+        "GET /v1/users/{}", "GET /v1/users/{}/videos", "GET /v1/users/{}/followers", "GET /v1/users/{}/following",
+    ]
+
+    private static func template(_ pattern: String) -> String {
+        pattern.replacingOccurrences(of: #"\{[^}]*\}"#, with: "{}", options: .regularExpression)
+    }
+
+    /// Every `/v1` route answered anonymously: 401 `unauthorized` unless it is in `open`, where
+    /// anything but 401 passes (the handler then refuses the made-up id or empty body itself).
+    private func assertOnlyOpen(_ open: Set<String>, publicRead: Bool) throws {
+        let app = try TestApplication(publicRead: publicRead)
+        var seen: Set<String> = []
         for route in app.responder.routes where route.pattern.hasPrefix("/v1/") {
-            let path = route.pattern.replacingOccurrences(of: "{id}", with: "x").replacingOccurrences(of: "{idOrUsername}", with: "x")
+            let key = "\(route.method) \(Self.template(route.pattern))"
+            seen.insert(key)
+            let path = route.pattern.replacingOccurrences(of: #"\{[^}]*\}"#, with: "1", options: .regularExpression)
             let result = app.request(route.method, path)
-            if AuthMiddleware.publicRoutes.contains("\(route.method) \(route.pattern)") {
-                XCTAssertNotEqual(result.status, 401, "\(route.method) \(route.pattern)")
+            if open.contains(key) {
+                XCTAssertNotEqual(result.status, 401, "\(key) is open (publicRead \(publicRead)): \(result.body)")
             } else {
-                XCTAssertEqual(result.status, 401, "\(route.method) \(route.pattern) answered without a session")
-                XCTAssertEqual((result.body["error"] as? [String: Any])?["code"] as? String, "unauthorized")
+                XCTAssertEqual(result.status, 401, "\(key) answered without a session (publicRead \(publicRead))")
+                XCTAssertEqual((result.body["error"] as? [String: Any])?["code"] as? String, "unauthorized", key)
             }
         }
+        XCTAssertEqual(open.subtracting(seen), [], "routes of the contract the router does not serve")
+    }
+
+    func testEveryV1RouteButSignUpAndLoginNeedsASession() throws {
+        try assertOnlyOpen(Self.publicRoutes, publicRead: false)
+    }
+
+    func testPublicReadOpensExactlyTheListedReads() throws {
+        try assertOnlyOpen(Self.publicRoutes.union(Self.publicReadRoutes), publicRead: true)
     }
 
     func testAStaleTokenDoesNotBlockLogin() throws {

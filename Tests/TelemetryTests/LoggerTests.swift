@@ -65,7 +65,32 @@ final class LoggerTests: XCTestCase {
             #"{"ts":"1970-01-01T00:00:00.000Z","level":"error","msg":"m","a":"1"}"# + "\n")
     }
 
-    func testNullHandlerAcceptsEverything() {
-        Logger(handler: NullLogHandler(), level: .debug).error("ignored")
+    /// The null handler is the router's default: logging through it must leave stderr silent.
+    /// Stderr is pointed at a pipe for the duration; a JSON-lines record written after the null
+    /// one shows the capture works, and must be the only thing in the pipe.
+    func testNullHandlerWritesNothing() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        defer { close(fds[0]) }
+        let savedStderr = dup(2)
+        XCTAssertGreaterThanOrEqual(savedStderr, 0)
+        XCTAssertEqual(dup2(fds[1], 2), 2)
+        close(fds[1])
+        Logger(handler: NullLogHandler(), level: .debug).error("dropped by the null handler", ["k": "v"])
+        Logger(handler: JSONLinesLogHandler(fileDescriptor: 2)).info("control")
+        // Restoring stderr closes the pipe's last write end, so the read below sees EOF.
+        XCTAssertEqual(dup2(savedStderr, 2), 2)
+        close(savedStderr)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fds[0], &buffer, buffer.count)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        XCTAssertEqual(bytes.filter { $0 == 0x0A }.count, 1, "only the control line reached stderr: \(text)")
+        XCTAssertTrue(text.contains(#""msg":"control""#), text)
+        XCTAssertFalse(text.contains("dropped"), text)
     }
 }

@@ -7,15 +7,29 @@ import Glibc
 
 /// bcrypt password hashing through libxcrypt (`crypt_gensalt_rn` and `crypt_rn`).
 ///
-/// New hashes are `$2b$` at `cost`; verification accepts the `$2a$`, `$2b$` and `$2y$` hashes of
-/// any cost that a Parse export carries. Hashing and verifying are slow on purpose (about 50 ms
-/// at cost 10, doubling with each step) and block the calling thread: call them from the
+/// New hashes are `$2b$` at `cost`; verification accepts the `$2a$`, `$2b$` and `$2y$` hashes a
+/// Parse export carries, up to `maximumCost`. Hashing and verifying are slow on purpose (about
+/// 50 ms at cost 10, doubling with each step) and block the calling thread: call them from the
 /// password-hashing pool, never from an HTTP thread or Swift's cooperative pool.
+///
+/// Every `verify` costs one bcrypt at most `maximumCost`, and one at `cost` when the stored hash
+/// cannot be verified (malformed, not bcrypt, above the ceiling): the time of an answer tells
+/// nothing about what was stored.
 ///
 /// Thread-safe: each call uses its own scratch memory.
 public struct PasswordHasher: Sendable {
     /// The bcrypt cost (log2 of the number of rounds) of new hashes, 4...31.
     public let cost: Int
+
+    /// The highest cost `verify` runs bcrypt at: max(`costCeilingFloor`, `cost`). A stored hash
+    /// above it verifies as a failure without being computed.
+    public let maximumCost: Int
+
+    /// The ceiling when `cost` is below it. Each step doubles the work: cost 12 is about 200 ms
+    /// here, four times the default of 10 and Parse's own 10, which leaves room for exports hashed
+    /// at 11 or 12 by other tools; cost 17 held a hashing thread for 6.8 s per login, and with two
+    /// such threads (`--hash-threads`) two requests stalled every login and sign-up.
+    public static let costCeilingFloor = 12
 
     /// A well-formed `$2b$` hash at `cost` that no password produces in practice (salt and
     /// checksum all zero bits), used by `burnTime` so that it does the same work as `verify`.
@@ -33,6 +47,7 @@ public struct PasswordHasher: Sendable {
     public init(cost: Int = 10) {
         precondition((4...31).contains(cost), "PasswordHasher: bcrypt cost must be in 4...31, got \(cost)")
         self.cost = cost
+        self.maximumCost = Swift.max(Self.costCeilingFloor, cost)
         let twoDigitCost = cost < 10 ? "0\(cost)" : "\(cost)"
         // 22 salt characters then 31 checksum characters; "." is bcrypt's base-64 digit for zero.
         self.dummyHash = "$2b$\(twoDigitCost)$" + String(repeating: ".", count: 53)
@@ -82,17 +97,55 @@ public struct PasswordHasher: Sendable {
     }
 
     /// Returns whether `password` matches `storedHash`, a `$2a$`, `$2b$` or `$2y$` bcrypt hash of
-    /// any cost.
+    /// cost up to `maximumCost`.
     ///
-    /// Returns `false`, never traps, for anything else: a malformed or non-bcrypt stored hash,
-    /// a password `hash` would refuse (over 72 bytes, or containing NUL), or a libxcrypt failure.
+    /// Returns `false`, never traps, for anything else: a password `hash` would refuse (over 72
+    /// bytes, or containing NUL), or a libxcrypt failure; a stored hash that `isVerifiable`
+    /// refuses (malformed, not bcrypt, above the ceiling) costs a bcrypt at `cost` first, as for
+    /// an unknown user, so that an account without a usable hash answers in the usual time.
     /// The final comparison is constant time.
     public func verify(_ password: String, against storedHash: String) -> Bool {
         guard (try? Self.validate(password)) != nil else { return false }
-        let stored = Array(storedHash.utf8)
-        guard Self.acceptedPrefixes.contains(where: { stored.starts(with: $0) }) else { return false }
+        guard isVerifiable(storedHash) else {
+            _ = Self.bcrypt(password, setting: dummyHash)
+            return false
+        }
         guard let computed = Self.bcrypt(password, setting: storedHash) else { return false }
-        return constantTimeEquals(computed, stored)
+        return constantTimeEquals(computed, Array(storedHash.utf8))
+    }
+
+    /// Whether `verify` computes bcrypt against `storedHash`: a well-formed hash (see
+    /// `cost(ofHash:)`) of cost at most `maximumCost`.
+    public func isVerifiable(_ storedHash: String) -> Bool {
+        guard let hashCost = Self.cost(ofHash: storedHash) else { return false }
+        return hashCost <= maximumCost
+    }
+
+    /// The cost of a well-formed bcrypt hash `verify` knows: `$2a$`, `$2b$` or `$2y$`, a two-digit
+    /// cost in 4...31, `$`, then 53 characters of bcrypt's base 64 (22 of salt, 31 of checksum).
+    /// Nil for anything else, `$2x$` (the pre-2011 buggy variant) included.
+    public static func cost(ofHash hash: String) -> Int? {
+        let bytes = Array(hash.utf8)
+        guard bytes.count == 60, acceptedPrefixes.contains(where: { bytes.starts(with: $0) }), bytes[6] == UInt8(ascii: "$"),
+              let tens = digit(bytes[4]), let units = digit(bytes[5]) else { return nil }
+        let cost = tens * 10 + units
+        guard (4...31).contains(cost), bytes[7...].allSatisfy(isBcryptBase64) else { return nil }
+        return cost
+    }
+
+    private static func digit(_ byte: UInt8) -> Int? {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) ? Int(byte - UInt8(ascii: "0")) : nil
+    }
+
+    /// bcrypt's base-64 alphabet: `./A-Za-z0-9`.
+    private static func isBcryptBase64(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// Does the work of one `verify` at this hasher's cost and throws the result away.

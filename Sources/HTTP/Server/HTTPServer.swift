@@ -34,11 +34,17 @@ public final class HTTPServer: Sendable {
         // MHD_get_daemon_info, a variadic function Swift cannot call, and our own bind gives an
         // error naming `bind` with its errno (EADDRINUSE).
         let listener = try ListenSocket.bind(host: config.host, port: config.port, backlog: 1024)
+        // TCP_DEFER_ACCEPT (tcp(7)): the kernel completes accept(2) once the first bytes have
+        // arrived, so the head screen (mhdConnectionNotify) sees them, and connections that
+        // never send anything wait in the kernel instead of holding a descriptor and a slot.
+        var deferSeconds = Int32(clamping: max(1, (config.headerTimeoutMillis + 999) / 1_000))
+        _ = setsockopt(listener.fd, Int32(IPPROTO_TCP), TCP_DEFER_ACCEPT, &deferSeconds, socklen_t(MemoryLayout<Int32>.size))
         try core.offloadPool.start()
         do {
             try core.blockingPool.start()
+            try core.deadlines.start()
         } catch {
-            core.offloadPool.shutdown()
+            core.shutdownPools()
             throw error
         }
 
@@ -56,6 +62,8 @@ public final class HTTPServer: Sendable {
         // unsafeBitCast: C function pointers travel through the va_list as plain pointers.
         let completedCallback: MHD_RequestCompletedCallback = mhdCompletedCallback
         let logCallback: MHD_LogCallback = mhdLogCallback
+        let notifyCallback: MHD_NotifyConnectionCallback = mhdConnectionNotify
+        let notify = unsafeBitCast(notifyCallback, to: OpaquePointer.self)
         let unescapeCallback: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = mhdKeepEscaped
         let unescape = unsafeBitCast(unescapeCallback, to: OpaquePointer.self)
         let completed = unsafeBitCast(completedCallback, to: OpaquePointer.self)
@@ -65,7 +73,10 @@ public final class HTTPServer: Sendable {
             MHD_OPTION.EXTERNAL_LOGGER.rawValue, logger, OpaquePointer(coreContext),
             MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, config.threads)),
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(0, config.connectionTimeoutSeconds)),
-            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, config.maxConnections)),
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(ConnectionLimit.effective(configured: config.maxConnections)),
+            // Shared by all serving threads (MHD counts per address in the master daemon).
+            MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(max(1, config.maxConnectionsPerAddress)),
+            MHD_OPTION.NOTIFY_CONNECTION.rawValue, notify, OpaquePointer(coreContext),
             // Per-connection memory pool: headers, the read buffer and the response headers all
             // live here. It must be well above maxHeaderBytes so that oversize headers reach our
             // handler (which answers 414/431 with the JSON envelope); only headers beyond this
@@ -85,6 +96,7 @@ public final class HTTPServer: Sendable {
             let err = errno
             close(listener.fd)
             core.shutdownPools()
+            core.deadlines.stop()
             throw HTTPServerError(function: "MHD_start_daemon_va", errno: err, detail: "\(config.host):\(listener.port)")
         }
         daemon.withLock { $0 = DaemonHandle(pointer: started) }
@@ -115,6 +127,7 @@ public final class HTTPServer: Sendable {
         // MHD_stop_daemon frees the connections.
         core.shutdownPools()
         MHD_stop_daemon(handle.pointer)
+        core.deadlines.stop()
         core.logger.info("stopped")
     }
 
@@ -124,6 +137,7 @@ public final class HTTPServer: Sendable {
             core.shutdownPools()
             MHD_stop_daemon(handle.pointer)
         }
+        core.deadlines.stop()
     }
 }
 
@@ -148,6 +162,12 @@ final class ServerCore: Sendable {
     let inFlight = Atomic<Int>(0)
     let requestsRejected: Counter
     let offloadRejected: Counter
+    /// Connections refused by the head screen (a NUL in the request head).
+    let malformedHeads: Counter
+    /// Request-head deadlines of open connections.
+    let deadlines: HeadDeadlines
+    /// Warnings a client can cause once per connection, at most one line per second per kind.
+    let floodLog: RateLimitedLog
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger, metrics: MetricsRegistry) {
         self.configuration = configuration
@@ -160,9 +180,27 @@ final class ServerCore: Sendable {
             "pacenote_http_rejected_total", help: "Requests refused before routing (size limits, bad framing).")
         offloadRejected = metrics.counter(
             "pacenote_http_offload_rejected_total", help: "Offloaded requests refused because the offload queue was full.")
+        malformedHeads = metrics.counter(
+            "pacenote_http_malformed_heads_total", help: "Connections answered 400 and closed for a NUL byte in the request head.")
+        let headTimeouts = metrics.counter(
+            "pacenote_http_header_timeouts_total", help: "Connections closed because their request head was not complete in time.")
+        let floodLog = RateLimitedLog(logger: logger)
+        self.floodLog = floodLog
+        deadlines = HeadDeadlines(timeoutMillis: configuration.headerTimeoutMillis) { neverServed, idle in
+            // An idle kept-alive connection closed is ordinary housekeeping, not worth a warning.
+            if idle > 0 { logger.debug("idle kept-alive connections closed", ["closed": String(idle)]) }
+            guard neverServed > 0 else { return }
+            headTimeouts.increment(by: neverServed)
+            floodLog.warning(kind: "header timeout", "request head not complete in time; connection closed",
+                             ["closed": String(neverServed)])
+        }
         let pool = offloadPool, blocking = blockingPool
         metrics.gauge("pacenote_http_offload_outstanding", help: "Offloaded requests queued or running.") {
             Double(pool.outstanding)
+        }
+        let open = deadlines
+        metrics.gauge("pacenote_http_connections_open", help: "TCP connections being served.") {
+            Double(open.openConnections)
         }
         metrics.gauge("pacenote_http_blocking_outstanding", help: "Requests queued or running on the blocking pool (writes).") {
             Double(blocking.outstanding)

@@ -12,11 +12,14 @@ import Glibc
 //
 // What libmicrohttpd 0.9.75 answers itself, before our handler sees the request (so without
 // the JSON envelope):
-// - a request line or header block larger than the per-connection memory pool (~96 KiB):
-//   414/431 with MHD's own small HTML body. Between maxHeaderBytes and that pool size we see
-//   the request and answer 414/431 with the envelope.
+// - a request line or header block larger than the per-connection memory pool
+//   (MHD_OPTION_CONNECTION_MEMORY_LIMIT, 4 x maxHeaderBytes = 64 KiB by default): 414/431 with
+//   MHD's own small HTML body. Between maxHeaderBytes and that pool size we see the request
+//   and answer 414/431 with the envelope.
 // - a malformed Content-Length ("abc", "-5"): 400 with MHD's own body, connection closed.
 // - a request line MHD cannot parse ("GARBAGE"): connection closed without an answer.
+//   A line that starts with a NUL byte MHD would skip as an empty line and wait; the head
+//   screen in mhdConnectionNotify answers those 400 first (see RequestHeadScreen).
 // - a malformed header line or chunk framing: 400 from MHD or a closed connection.
 // - a Content-Length that lies: too short leaves extra bytes that MHD parses as the next
 //   request (garbage there closes the connection); too long waits for the rest until the
@@ -57,6 +60,12 @@ func mhdAccessHandler(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
 
     guard let existing = conCls.pointee else {
+        // The head is complete. Too late if the deadline (or the head screen) already took
+        // the connection: its socket is shut down, and MHD closes it on .NO.
+        if let raw = ConnectionInfo.socketContext(of: connection),
+           !Unmanaged<ConnectionRecord>.fromOpaque(raw).takeUnretainedValue().headArrived() {
+            return .NO
+        }
         return core.firstCall(connection: connection, url: url, method: method, version: version, conCls: conCls)
     }
     // Unmanaged: retained in firstCall, released only in mhdCompletedCallback, which runs after
@@ -84,12 +93,15 @@ func mhdCompletedCallback(
     Unmanaged<RequestBox>.fromOpaque(raw).release()
     conCls.pointee = nil
     core.inFlight.subtract(1, ordering: .releasing)
+    // On a kept-alive connection the next request head is due a deadline after this one ended.
+    if let connection, let record = ConnectionInfo.socketContext(of: connection) {
+        Unmanaged<ConnectionRecord>.fromOpaque(record).takeUnretainedValue().awaitHead(since: monotonicMillis())
+    }
     if code != .REQUEST_TERMINATED_COMPLETED_OK {
         core.logger.debug("request ended early", ["termination_code": String(code.rawValue)])
     }
 }
 
-/// MHD's diagnostics (MHD_USE_ERROR_LOG), formatted and sent to our logger.
 /// MHD_OPTION_UNESCAPE_CALLBACK: leaves `%XX` escapes in place (answers the unchanged
 /// length), so that `PercentDecoding` decodes them in Swift, where a `%00` can be refused
 /// instead of truncating a C string.
@@ -97,14 +109,50 @@ func mhdKeepEscaped(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer
     text.map { strlen($0) } ?? 0
 }
 
+/// MHD's diagnostics (MHD_USE_ERROR_LOG through MHD_OPTION_EXTERNAL_LOGGER), formatted and
+/// sent to our logger at warning level. Rate-limited per call site (the format string is a
+/// constant of MHD's, so there are few keys): a client can make MHD write one per connection
+/// ("Server reached connection limit"), and a flood of them must not fill the disk.
 func mhdLogCallback(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ args: CVaListPointer?) {
     guard let cls, let format, let args else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let kind = "mhd:" + String(UInt(bitPattern: format), radix: 16)
     var buffer = [CChar](repeating: 0, count: 512)
     _ = vsnprintf(&buffer, buffer.count, format, args)
     buffer[buffer.count - 1] = 0
     let message = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    core.logger.warning("libmicrohttpd", ["detail": message.trimmingCharacters(in: "\n")])
+    core.floodLog.warning(kind: kind, "libmicrohttpd", ["detail": message.trimmingCharacters(in: "\n")])
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: a TCP connection was accepted (STARTED, on the serving thread
+/// that will own it, before MHD reads from it) or is about to be closed (CLOSED, before MHD
+/// closes its socket).
+///
+/// On STARTED it screens the bytes already received (RequestHeadScreen) and gives the
+/// connection a request-head deadline (HeadDeadlines). Unmanaged: the record is retained into
+/// MHD's `socket_context` slot here and released exactly once, on CLOSED, which clears the slot.
+func mhdConnectionNotify(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection, let socketContext else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED:
+        let socket = ConnectionInfo.socket(of: connection)
+        guard socket >= 0 else { return }
+        let record = ConnectionRecord(socket: socket, waitingSince: monotonicMillis())
+        socketContext.pointee = Unmanaged.passRetained(record).toOpaque()
+        core.deadlines.register(record)
+        core.screenFirstBytes(of: record)
+    case .CONNECTION_NOTIFY_CLOSED:
+        guard let raw = socketContext.pointee else { return }
+        let record = Unmanaged<ConnectionRecord>.fromOpaque(raw).takeRetainedValue()
+        socketContext.pointee = nil
+        core.deadlines.unregister(record)
+    @unknown default:
+        return
+    }
 }
 
 extension String {

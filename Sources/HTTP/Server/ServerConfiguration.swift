@@ -8,7 +8,7 @@ public struct ServerConfiguration: Sendable {
     public var threads: Int = 4
     /// Threads of the offload pool (routes with `RouteOptions.offload`, e.g. bcrypt).
     public var offloadThreads: Int = 2
-    /// Jobs that may wait for an offload thread; beyond it requests get 503 `rate_limited`.
+    /// Jobs that may wait for an offload thread; beyond it requests get 503 `unavailable` with `Retry-After`.
     public var offloadQueueCapacity: Int = 256
     /// Threads of the blocking pool (routes with `RouteOptions.blocking`, e.g. database
     /// writes). Its queue holds one job per connection, so it never refuses one.
@@ -19,8 +19,15 @@ public struct ServerConfiguration: Sendable {
     public var maxHeaderBytes: Int = 16_384
     /// Idle seconds before libmicrohttpd closes a connection.
     public var connectionTimeoutSeconds: Int = 30
-    /// Concurrent connections libmicrohttpd accepts.
+    /// Concurrent connections libmicrohttpd accepts, at most: `start()` lowers it to what the
+    /// process's open-file limit (RLIMIT_NOFILE) leaves room for.
     public var maxConnections: Int = 1024
+    /// Concurrent connections from one IP address (MHD_OPTION_PER_IP_CONNECTION_LIMIT); one
+    /// more is closed at once. Keeps one address from taking every connection.
+    public var maxConnectionsPerAddress: Int = 64
+    /// Milliseconds a connection has to deliver a whole request head (request line and
+    /// headers), from its accept or from the previous response; a later one is closed.
+    public var headerTimeoutMillis: Int64 = 10_000
 
     public init() {}
 }

@@ -89,6 +89,11 @@ struct AccountRoutes {
         return .noContent()
     }
 
+    /// `GET /v1/users/{idOrUsername}`. The segment is read as an id first, exactly, when it has
+    /// an id's shape (1 to 32 letters and digits), else or when no account has that id as a
+    /// username in any case; usernames spelled like another account's id are refused where
+    /// they are made (sign-up, import), so one segment never names two accounts
+    /// (`AccountStore.find(idOrUsername:)`).
     @Sendable func user(_ request: Request, _ context: Context) throws -> Response {
         let key = try context.parameters.require("idOrUsername")
         guard let account = try accounts.account(idOrUsername: key) else { throw APIError.notFound("No such user.") }

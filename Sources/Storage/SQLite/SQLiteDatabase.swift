@@ -40,6 +40,8 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     }
 
     public let dialect = SQLDialect.sqlite
+    /// The database file, opened afresh by `ping`.
+    private let path: String
     private let writer: SQLiteConnection
     /// Moves WAL pages back into the database file on its own queue, so that a commit never
     /// pays for a checkpoint (with fan-out writes touching many pages, checkpoints inside
@@ -56,6 +58,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
 
     public init(configuration: Configuration) throws(StorageError) {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        path = configuration.path
         writer = try SQLiteConnection(path: configuration.path, flags: flags)
         try writer.execute(SQL(unsafeSQL: "PRAGMA busy_timeout = \(configuration.busyTimeoutMillis)"))
         // journal_mode answers with a row, so it goes through fetchOne.
@@ -148,7 +151,13 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     }
 
     public func ping() -> Bool {
-        (try? read { connection in try connection.fetchValue("SELECT 1", as: Int.self) }) == 1
+        // A pooled connection keeps reading its open file (and its page cache) after the file at
+        // `path` was deleted or replaced, and `SELECT 1` reads no file at all; so the probe opens
+        // the path afresh, as a restart would, and reads the schema page from it.
+        guard let probe = try? SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY) else { return false }
+        defer { probe.close() }
+        _ = try? probe.execute("PRAGMA busy_timeout = 1000")
+        return (try? probe.fetchValue("SELECT count(*) FROM sqlite_schema", as: Int.self)) != nil
     }
 
     public func close() {
@@ -162,7 +171,15 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
 
     /// Writes a consistent copy of the live database to `path` with SQLite's online backup
     /// API (https://sqlite.org/backup.html); writers wait only for each step's page copy.
+    /// `path` must not exist: it is created with mode 0600 (`PrivateFiles`).
     public func backup(to path: String) throws(StorageError) {
+        // The copy holds what the database holds: created here, 0600 and exclusively (an
+        // existing file is never overwritten), before SQLite opens it.
+        do {
+            try PrivateFiles.create(file: path, exclusive: true)
+        } catch {
+            throw .driver(error)
+        }
         let target = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         defer { target.close() }
         try readerPool.withConnection { (source: SQLiteConnection) throws(StorageError) in

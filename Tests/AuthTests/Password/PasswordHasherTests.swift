@@ -124,4 +124,35 @@ import Testing
             #expect(!String(reflecting: error).contains("s3cr3t"))
         }
     }
+
+    // MARK: The cost ceiling
+
+    @Test func theCeilingIsTwelveOrTheConfiguredCost() {
+        #expect(PasswordHasher(cost: 4).maximumCost == 12)
+        #expect(PasswordHasher(cost: 10).maximumCost == 12)
+        #expect(PasswordHasher(cost: 12).maximumCost == 12)
+        #expect(PasswordHasher(cost: 14).maximumCost == 14)
+    }
+
+    @Test func costOfHashReadsOnlyWellFormedHashes() {
+        let parseHash = "$2b$10$GEJQL85jLoFTvKgaCbdkRexqpdEz7F/BaKg9VQuJ1LE27ONXJJV4."
+        #expect(PasswordHasher.cost(ofHash: parseHash) == 10)
+        #expect(PasswordHasher.cost(ofHash: "$2y$31$" + parseHash.dropFirst(7)) == 31)
+        #expect(PasswordHasher.cost(ofHash: "$2a$04$" + parseHash.dropFirst(7)) == 4)
+        for malformed in ["", "!", "$2x$10$" + parseHash.dropFirst(7), "$2b$03$" + parseHash.dropFirst(7),
+                          "$2b$32$" + parseHash.dropFirst(7), "$2b$1a$" + parseHash.dropFirst(7),
+                          parseHash + "A", String(parseHash.dropLast()), String(parseHash.dropLast()) + "!"] {
+            #expect(PasswordHasher.cost(ofHash: malformed) == nil, "\(malformed)")
+        }
+    }
+
+    /// A hash above the ceiling is refused even with the right password: it is never computed
+    /// (cost 13 here would be about 400 ms; cost 31 would be a day).
+    @Test func aHashAboveTheCeilingNeverVerifies() throws {
+        let cost13 = "$2b$13$exyBBn/.sCyyA0zNl2j89uyTYYvzlN8ArGjuZ3mvch7U.AFUNwYfC"  // password123
+        #expect(!hasher.isVerifiable(cost13))
+        #expect(!hasher.verify("password123", against: cost13))
+        #expect(PasswordHasher(cost: 13).isVerifiable(cost13))
+        #expect(!hasher.verify("password123", against: "$2b$31$" + cost13.dropFirst(7)))
+    }
 }

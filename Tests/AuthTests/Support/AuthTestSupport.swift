@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import Auth
 @testable import Storage
@@ -21,26 +22,6 @@ final class ManualClock: Clock {
     func advance(minutes: Int64) { advance(millis: minutes * 60_000) }
 }
 
-/// A fresh, migrated SQLite database in its own temporary folder, removed when released.
-final class TemporaryDatabase: Sendable {
-    let directory: URL
-    let path: String
-    let database: SQLiteDatabase
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-auth-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        path = directory.appendingPathComponent("test.sqlite").path
-        database = try SQLiteDatabase(configuration: .init(path: path))
-        try Migrator(migrations: Schema.sqlite).migrate(database, now: 0)
-    }
-
-    deinit {
-        database.close()
-        try? FileManager.default.removeItem(at: directory)
-    }
-}
-
 /// An `Accounts` service over a temporary database and a manual clock, at bcrypt cost 4.
 final class AuthFixture: Sendable {
     static let password = "rally-fan-2014"
@@ -53,7 +34,7 @@ final class AuthFixture: Sendable {
     var database: SQLiteDatabase { temporary.database }
 
     init(_ configure: (inout Accounts.Configuration) -> Void = { _ in }) throws {
-        temporary = try TemporaryDatabase()
+        temporary = try TemporaryDatabase(migrated: true)
         clock = ManualClock()
         var configuration = Accounts.Configuration()
         configuration.bcryptCost = 4

@@ -159,6 +159,20 @@ extension ServerTestCase {
         return items
     }
 
+    /// Waits (up to 10 s, polling `/metrics`) until the outbox has no job waiting or running,
+    /// so a read after it sees every fan-out the earlier writes started; fails the test if the
+    /// backlog never empties. For assertions that something stays out of a feed, which a read
+    /// made before the worker ran would pass for the wrong reason.
+    func waitForFanOut(file: StaticString = #filePath, line: UInt = #line) throws {
+        var last = "no answer"
+        let drained = try waitUntil {
+            let metrics = try client.request("GET", "/metrics")
+            last = metrics.text.components(separatedBy: "\n").first { $0.hasPrefix("pacenote_outbox_backlog ") } ?? "no backlog gauge"
+            return last == "pacenote_outbox_backlog 0"
+        }
+        XCTAssertTrue(drained, "the outbox did not drain within 10 s: \(last)", file: file, line: line)
+    }
+
     /// `activityKey` of the whole feed's items (activities for news and following).
     func feedKeys(_ feed: Feed, _ account: Account, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         try feedItems(feed, account, file: file, line: line).map(activityKey)

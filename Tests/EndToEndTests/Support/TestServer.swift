@@ -155,6 +155,11 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     let binary: String
     let dataDir: URL
     let extraArguments: [String]
+    /// `PACENOTE_*` (or other) variables for the server process, on top of ours.
+    let environment: [String: String]
+    /// Whether `serve` gets the harness's own `--listen`, `--data-dir` and `--bcrypt-cost`;
+    /// off for tests that pass them another way (the environment).
+    let defaultFlags: Bool
     let output = OutputRecorder()
     /// The port the server reported in its "listening" line; 0 before `start()`.
     private(set) var port: Int = 0
@@ -162,9 +167,11 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     private var pipes: [Pipe] = []
 
     /// Prepares a server (nothing runs yet): finds the binary and creates an empty data directory.
-    init(extraArguments: [String] = [], binary: String? = nil) throws {
+    init(extraArguments: [String] = [], environment: [String: String] = [:], defaultFlags: Bool = true, binary: String? = nil) throws {
         self.binary = try binary ?? TestServer.locateBinary()
         self.extraArguments = extraArguments
+        self.environment = environment
+        self.defaultFlags = defaultFlags
         let dir = FileManager.default.temporaryDirectory
             .appendingPathComponent("pacenote-e2e-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -180,7 +187,7 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     }
 
     var serveArguments: [String] {
-        ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir.path, "--bcrypt-cost", "4"] + extraArguments
+        ["serve"] + (defaultFlags ? ["--listen", "127.0.0.1:0", "--data-dir", dataDir.path, "--bcrypt-cost", "4"] : []) + extraArguments
     }
 
     var stderrLines: [String] { output.stderrLines }
@@ -194,7 +201,7 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = serveArguments
-        process.environment = TestServer.childEnvironment()
+        process.environment = TestServer.childEnvironment().merging(environment) { $1 }
         let errPipe = Pipe()
         let outPipe = Pipe()
         process.standardError = errPipe
@@ -238,6 +245,11 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
                 }
             }
         }
+    }
+
+    /// Sends SIGTERM without waiting (`stop()` then waits for the exit).
+    func terminate() {
+        if let process, process.isRunning { kill(process.processIdentifier, SIGTERM) }
     }
 
     /// Sends SIGTERM and waits for the process to exit. Returns its exit status, `128 + signal` when

@@ -1,0 +1,25 @@
+import Synchronization
+import Telemetry
+
+/// The server's log for events a client can cause in bulk (refused connections, late request
+/// heads, MHD's diagnostics): at most one line per second per kind, carrying how many were
+/// dropped since the last (`suppressed`), so a flood of connections cannot fill the disk.
+final class RateLimitedLog: Sendable {
+    let logger: Logger
+    let limiter: Mutex<LogRateLimiter>
+
+    init(logger: Logger, intervalMillis: Int64 = 1_000) {
+        self.logger = logger
+        limiter = Mutex(LogRateLimiter(intervalMillis: intervalMillis))
+    }
+
+    /// Writes `message` at warning level unless this `kind` was written less than an interval ago.
+    /// `kind` must come from a small fixed set (see `LogRateLimiter`).
+    func warning(kind: String, _ message: @autoclosure () -> String, _ metadata: KeyValuePairs<String, String> = [:]) {
+        guard logger.level <= .warning else { return }
+        let decision = limiter.withLock { $0.admit(kind, nowMillis: monotonicMillis()) }
+        guard case .log(let suppressed) = decision else { return }
+        let line = suppressed > 0 ? logger.with("suppressed", String(suppressed)) : logger
+        line.warning(message(), metadata)
+    }
+}

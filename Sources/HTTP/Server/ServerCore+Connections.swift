@@ -1,0 +1,44 @@
+import JSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ServerCore {
+    /// The head screen (RequestHeadScreen): runs when MHD has just accepted the connection and
+    /// has not read from it yet. The listening socket uses TCP_DEFER_ACCEPT, so a connection
+    /// normally reaches accept(2) with its first bytes already received; bytes that arrive
+    /// later are not screened (a line MHD then swallows is cut off by the head deadline).
+    func screenFirstBytes(of record: ConnectionRecord) {
+        var peeked = [UInt8](repeating: 0, count: 2_048)
+        let count = peeked.withUnsafeMutableBytes { recv(record.socket, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+        guard count > 0, RequestHeadScreen.refuses(peeked[0..<count]) else { return }
+        record.refuse()
+        malformedHeads.increment()
+        // Read what was peeked (and whatever else is waiting, within reason) so that the close
+        // sends FIN rather than RST: unread bytes at close make Linux reset the connection, and a
+        // reset can destroy the answer before the client reads it.
+        var drained = 0
+        while drained < 65_536 {
+            let n = peeked.withUnsafeMutableBytes { recv(record.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard n > 0 else { break }
+            drained += n
+        }
+        let answer = Self.malformedHeadAnswer
+        _ = answer.withUnsafeBytes { send(record.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        // MHD, on its first read, finds end-of-file and closes the connection through its usual path.
+        _ = shutdown(record.socket, Int32(SHUT_RDWR))
+        floodLog.warning(kind: "malformed head", "malformed request head refused", ["status": "400"])
+    }
+
+    /// The whole 400 written for a refused head: API.md promises the status and the close for
+    /// what fails before a request exists; the envelope comes along since it costs nothing.
+    static let malformedHeadAnswer: [UInt8] = {
+        var writer = JSONWriter()
+        APIError.badRequest("The request head is malformed.").encode(to: &writer)
+        let body = writer.bytes
+        let head = "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n"
+            + "Connection: close\r\nContent-Length: \(body.count)\r\n\r\n"
+        return Array(head.utf8) + body
+    }()
+}

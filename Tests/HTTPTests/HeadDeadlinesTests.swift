@@ -1,0 +1,88 @@
+import XCTest
+@testable import HTTP
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class RequestHeadScreenTests: XCTestCase {
+    func testNULAnywhereInTheHeadIsRefused() {
+        XCTAssertTrue(RequestHeadScreen.refuses([0, 1, 2] + Array(" nonsense ".utf8) + [0xFF, 13, 10, 13, 10]))
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("\r\n".utf8) + [0] + Array("GET / HTTP/1.1\r\n".utf8)), "after tolerated empty lines")
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET /a".utf8) + [0] + Array("b HTTP/1.1\r\n\r\n".utf8)), "in the request line")
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\r\nX-A: ".utf8) + [0]), "in a header of an unfinished head")
+    }
+
+    func testValidHeadsAndBodiesPass() {
+        XCTAssertFalse(RequestHeadScreen.refuses(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
+        XCTAssertFalse(RequestHeadScreen.refuses(Array("\r\n\r\nGET / HTTP/1.1\r\n\r\n".utf8)), "empty lines before the request line")
+        XCTAssertFalse(RequestHeadScreen.refuses(Array("POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\n".utf8) + [0, 0, 0]), "NULs in a body")
+        XCTAssertFalse(RequestHeadScreen.refuses(Array("POST / HTTP/1.1\nA: b\n\n".utf8) + [0]), "bare LF line ends")
+        XCTAssertFalse(RequestHeadScreen.refuses([UInt8]()), "nothing yet")
+    }
+}
+
+final class HeadDeadlinesTests: XCTestCase {
+    /// A connected pair of sockets: [0] plays the server's side, [1] the client's.
+    private func socketPair() throws -> [Int32] {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw XCTSkip("socketpair failed") }
+        return fds
+    }
+
+    private func peerSeesEndOfFile(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 1_000) > 0 else { return false }
+        return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+    }
+
+    func testALateHeadIsShutDownOnceAndAPromptOneIsNot() throws {
+        let late = try socketPair(), prompt = try socketPair()
+        defer { (late + prompt).forEach { close($0) } }
+        let expired = ConnectionCounter()
+        let keptAlive = ConnectionCounter()
+        let deadlines = HeadDeadlines(timeoutMillis: 2_000) { neverServed, idle in
+            expired.add(neverServed)
+            keptAlive.add(idle)
+        }
+        let lateRecord = ConnectionRecord(socket: late[0], waitingSince: 10_000)
+        let promptRecord = ConnectionRecord(socket: prompt[0], waitingSince: 10_000)
+        deadlines.register(lateRecord)
+        deadlines.register(promptRecord)
+
+        XCTAssertEqual(deadlines.sweep(now: 11_999), 0, "not yet due")
+        XCTAssertTrue(promptRecord.headArrived())
+        XCTAssertEqual(deadlines.sweep(now: 12_000), 1, "due at exactly the deadline")
+        XCTAssertTrue(peerSeesEndOfFile(late[1]), "the late connection's socket is shut down")
+        XCTAssertFalse(lateRecord.headArrived(), "a head completing after the deadline is not served")
+        XCTAssertEqual(deadlines.sweep(now: 20_000), 0, "a connection is taken once; one in a request is never taken")
+        XCTAssertEqual(expired.total, 1)
+
+        // After its response, the kept-alive connection's next head has a deadline of its own.
+        promptRecord.awaitHead(since: 20_000)
+        XCTAssertEqual(deadlines.sweep(now: 21_999), 0)
+        XCTAssertEqual(deadlines.sweep(now: 22_000), 1)
+        XCTAssertTrue(peerSeesEndOfFile(prompt[1]))
+        XCTAssertEqual(expired.total, 1, "reported apart: it had been served")
+        XCTAssertEqual(keptAlive.total, 1)
+    }
+
+    func testAnUnregisteredConnectionIsNeverTouched() throws {
+        let pair = try socketPair()
+        defer { pair.forEach { close($0) } }
+        let deadlines = HeadDeadlines(timeoutMillis: 1_000) { _, _ in }
+        let record = ConnectionRecord(socket: pair[0], waitingSince: 1)
+        deadlines.register(record)
+        deadlines.unregister(record)
+        XCTAssertEqual(deadlines.sweep(now: 1_000_000), 0, "MHD reported it closed: its descriptor may already be someone else's")
+        XCTAssertEqual(deadlines.openConnections, 0)
+    }
+}
+
+private final class ConnectionCounter: @unchecked Sendable {  // @unchecked: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    func add(_ n: Int) { lock.lock(); count += n; lock.unlock() }
+    var total: Int { lock.lock(); defer { lock.unlock() }; return count }
+}

@@ -1,0 +1,103 @@
+import Storage
+import TestSupport
+import XCTest
+@testable import Auth
+@testable import SocialAPI
+
+/// Forwards to a real connection and keeps every statement it is given, so a test can ask
+/// SQLite how it runs exactly the SQL a store sends, binds included.
+final class RecordingConnection: DatabaseConnection {
+    let base: any DatabaseConnection
+    private(set) var statements: [SQL] = []
+
+    init(_ base: any DatabaseConnection) { self.base = base }
+
+    var dialect: SQLDialect { base.dialect }
+
+    func execute(_ sql: SQL) throws(StorageError) -> Int {
+        statements.append(sql)
+        return try base.execute(sql)
+    }
+
+    func fetchAll(_ sql: SQL) throws(StorageError) -> [Row] {
+        statements.append(sql)
+        return try base.fetchAll(sql)
+    }
+
+    func fetchAll<T>(_ sql: SQL, reading read: (inout RowReader) throws -> T) throws -> [T] {
+        statements.append(sql)
+        return try base.fetchAll(sql, reading: read)
+    }
+
+    func fetchOne(_ sql: SQL) throws(StorageError) -> Row? {
+        statements.append(sql)
+        return try base.fetchOne(sql)
+    }
+
+    func executeScript(_ sql: SQL) throws(StorageError) {
+        statements.append(sql)
+        try base.executeScript(sql)
+    }
+}
+
+/// The lists that must cost the same at any size read through an index, not a scan. Each
+/// store method runs for real on a migrated database; SQLite then explains the statements
+/// it sent, so a change to a store's SQL (or to the schema) that loses the index fails here.
+final class QueryPlanTests: XCTestCase {
+    private var temp: TemporaryDatabase!
+
+    override func setUpWithError() throws {
+        temp = try TemporaryDatabase(migrated: true)
+    }
+
+    override func tearDown() {
+        temp = nil
+    }
+
+    /// Runs `body` on a recording connection; answers the query plan of each statement it sent.
+    private func plans(_ body: (any DatabaseConnection) throws -> Void) throws -> [String] {
+        try temp.database.write { connection in
+            let recorder = RecordingConnection(connection)
+            try body(recorder)
+            XCTAssertFalse(recorder.statements.isEmpty, "the store sent no statement")
+            return try recorder.statements.map { statement in
+                try connection.fetchAll("EXPLAIN QUERY PLAN " + statement)
+                    .map { try $0.decode("detail", as: String.self) }.joined(separator: "; ")
+            }
+        }
+    }
+
+    private let page: (createdAt: Int64, id: String) = (1, "x")
+
+    func testFollowersListReadsThroughTheFollowersIndex() throws {
+        let plan = try plans { c in
+            _ = try ActivityStore().follows(.followers, userID: "u", after: page, limit: 20, on: c)
+        }.joined(separator: " | ")
+        XCTAssertTrue(plan.contains("activities_followers"), plan)
+        XCTAssertFalse(plan.contains("TEMP B-TREE"), plan)
+    }
+
+    func testNewsFeedReadsThroughItsIndex() throws {
+        let reader = Accounts.Identity(userID: "u", userSeq: 1, role: .user, sessionKey: "k")
+        let plan = try plans { c in
+            _ = try FeedStore().news(readerID: "u", after: page, limit: 20,
+                                     selecting: Presenter.activitySelection(for: reader), on: c)
+        }.joined(separator: " | ")
+        XCTAssertTrue(plan.contains("activities_to_recent"), plan)
+        XCTAssertFalse(plan.contains("TEMP B-TREE"), plan)
+    }
+
+    /// The fan-out of a like, comment or follow looks up the author's followers: the bounded
+    /// first batch and the "any left?" probe both go through the followers index.
+    func testFanOutFindsFollowersThroughTheFollowersIndex() throws {
+        let timelines = Timelines(configuration: .init(syncLimit: 1_000))
+        let probe = try plans { c in
+            try timelines.activityCreated(activityID: "a", now: 0, on: c)
+        }
+        XCTAssertTrue(probe.allSatisfy { $0.contains("activities_followers") }, probe.joined(separator: " | "))
+        let batch = try plans { c in
+            try timelines.fanOutActivity(activityID: "a", afterFollow: 0, limit: 1_000, now: 0, on: c)
+        }
+        XCTAssertTrue(batch.allSatisfy { $0.contains("activities_followers") }, batch.joined(separator: " | "))
+    }
+}
