@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Storage
+import Synchronization
+
+/// Why a stand-in could not be used; says what to run.
+struct StandInError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The push stand-in (`Tests/Support/standins/push_standin.py`) running on loopback for one
+/// test: HTTP/2 over TLS with a CA made for the run, keys for the client, and a log of every
+/// request it received. Killed and its folder removed when released.
+final class StandIn {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    let directory: URL
+    let port: Int
+    private let process: Process
+
+    var baseURL: String { "https://127.0.0.1:\(port)" }
+    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+    var apnsKeyFile: String { directory.appendingPathComponent("apns.p8").path }
+    var apnsPublicKeyPEM: String { (try? String(contentsOf: directory.appendingPathComponent("apns_pub.pem"), encoding: .utf8)) ?? "" }
+
+    /// Starts the stand-in with `script` (see the script's docstring) and waits, at most 30 s,
+    /// until it listens.
+    init(script: [String: Any] = [:]) throws {
+        let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
+            ?? Self.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw StandInError(description: "no Python for the stand-ins at \(python): run scripts/python-env (scripts/test does)")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-push-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let scriptFile = directory.appendingPathComponent("script.json")
+        try JSONSerialization.data(withJSONObject: script).write(to: scriptFile)
+
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [Self.packageRoot.appendingPathComponent("Tests/Support/standins/push_standin.py").path,
+                             "--dir", directory.path, "--script", scriptFile.path]
+        let output = Pipe()
+        let errors = directory.appendingPathComponent("stderr.txt")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+
+        let firstLine = Mutex<String?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let reader = output.fileHandleForReading
+        Thread.detachNewThread {
+            var buffer = Data()
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    firstLine.withLock { $0 = String(decoding: buffer[..<newline], as: UTF8.self) }
+                    break
+                }
+            }
+            ready.signal()
+        }
+        let waited = ready.wait(timeout: .now() + 30)
+        let line = firstLine.withLock { $0 }
+        guard waited == .success, let line,
+              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let port = object["port"] as? Int
+        else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw StandInError(description: "the push stand-in did not start within 30 s: \(stderr)")
+        }
+        self.port = port
+    }
+
+    deinit {
+        // SIGKILL, not terminate(): the child inherits the test thread's signal mask, in which
+        // Dispatch's worker threads block SIGTERM, so a SIGTERM would never arrive.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Every request received so far, in order.
+    func requests() -> [[String: Any]] {
+        guard let text = try? String(contentsOf: directory.appendingPathComponent("requests.jsonl"), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    /// A service-account file for the stand-in's token endpoint and RSA key.
+    func writeServiceAccount(projectID: String = "pacenote-test") throws -> String {
+        let key = try String(contentsOf: directory.appendingPathComponent("fcm_key.pem"), encoding: .utf8)
+        let account: [String: Any] = [
+            "type": "service_account", "project_id": projectID, "private_key_id": "kid-1",
+            "private_key": key, "client_email": "pusher@\(projectID).iam.gserviceaccount.com",
+            "token_uri": "\(baseURL)/token",
+        ]
+        let file = directory.appendingPathComponent("service-account.json")
+        try JSONSerialization.data(withJSONObject: account).write(to: file)
+        return file.path
+    }
+}
+
+/// A clock the test moves by hand.
+final class ManualClock: Clock {
+    private let millis: Mutex<Int64>
+    init(millis: Int64 = 1_700_000_000_000) { self.millis = Mutex(millis) }
+    func nowMillis() -> Int64 { millis.withLock { $0 } }
+    func advance(seconds: Int64) { millis.withLock { $0 += seconds * 1000 } }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    subscript(path path: String...) -> Any? {
+        var current: Any? = self
+        for key in path { current = (current as? [String: Any])?[key] }
+        return current
+    }
+}
