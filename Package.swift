@@ -76,9 +76,9 @@ let package = Package(
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks"]),
         .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "TestSupport"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
-        .testTarget(name: "PushTests", dependencies: ["CloudHooks", "Crypto", "JSON", "Storage"]),
+        .testTarget(name: "PushTests", dependencies: ["CloudHooks", "Crypto", "JSON", "Storage", "TestSupport"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth", "TestSupport"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite", "TestSupport"]),
     ]
 )

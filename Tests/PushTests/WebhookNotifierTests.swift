@@ -1,3 +1,4 @@
+import TestSupport
 import CloudHooks
 import Crypto
 import Foundation

@@ -46,6 +46,9 @@ final class OutputRecorder: @unchecked Sendable {  // @unchecked: every field is
 
     func streamOpened() { condition.lock(); openStreams += 1; condition.unlock() }
 
+    /// Forgets the "listening" line, for a server started again (its lines are kept).
+    func reset() { condition.lock(); listen = nil; listenLine = nil; condition.unlock() }
+
     func streamClosed() {
         condition.lock()
         openStreams -= 1
@@ -245,6 +248,19 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
                 }
             }
         }
+    }
+
+    /// Kills the process with SIGKILL, as a crash would, and waits for it; `start()` may then run
+    /// the server again on the same data directory.
+    func crash() {
+        guard let process else { return }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        self.process = nil
+        port = 0
+        output.reset()
     }
 
     /// Sends SIGTERM without waiting (`stop()` then waits for the exit).

@@ -19,6 +19,8 @@ The script (JSON) says how to answer:
   "expiresIn": the access tokens' lifetime in seconds (default 3600).
   "rejectAccessTokens": access tokens FCM answers 401 to (they are "access-1", "access-2", ...).
   "webhookSecret": the HMAC secret webhook signatures are checked with.
+  "answerDelay": seconds to hold every answer (the request is logged when it arrives), so a
+      client can be stopped while its requests are in flight.
 """
 import argparse
 import asyncio
@@ -167,6 +169,24 @@ class StandIn:
                      "body": body.decode("utf-8", "replace"), "status": status, **fields})
         return status, reply_headers, reply_body
 
+    @staticmethod
+    def reply(h2_connection, stream_id, answer):
+        status, reply_headers, reply_body = answer
+        response = [(":status", str(status)), ("content-length", str(len(reply_body)))]
+        response += [(k.lower(), str(v)) for k, v in reply_headers.items()]
+        h2_connection.send_headers(stream_id, response, end_stream=not reply_body)
+        if reply_body:
+            h2_connection.send_data(stream_id, reply_body, end_stream=True)
+
+    async def reply_later(self, h2_connection, writer, stream_id, answer, delay):
+        await asyncio.sleep(delay)
+        try:
+            self.reply(h2_connection, stream_id, answer)
+            writer.write(h2_connection.data_to_send())
+            await writer.drain()
+        except (ConnectionError, ssl.SSLError, h2.exceptions.ProtocolError, h2.exceptions.StreamClosedError):
+            pass  # the client went away meanwhile
+
     async def serve_connection(self, reader, writer):
         connection = next(self.connections)
         h2_connection = h2.connection.H2Connection(
@@ -192,12 +212,13 @@ class StandIn:
                         h2_connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
                     elif isinstance(event, h2.events.StreamEnded):
                         headers, body = streams.pop(event.stream_id, ({}, bytearray()))
-                        status, reply_headers, reply_body = self.answer(connection, headers, bytes(body))
-                        response = [(":status", str(status)), ("content-length", str(len(reply_body)))]
-                        response += [(k.lower(), str(v)) for k, v in reply_headers.items()]
-                        h2_connection.send_headers(event.stream_id, response, end_stream=not reply_body)
-                        if reply_body:
-                            h2_connection.send_data(event.stream_id, reply_body, end_stream=True)
+                        answer = self.answer(connection, headers, bytes(body))
+                        delay = self.script.get("answerDelay", 0)
+                        if delay:
+                            asyncio.get_running_loop().create_task(
+                                self.reply_later(h2_connection, writer, event.stream_id, answer, delay))
+                        else:
+                            self.reply(h2_connection, event.stream_id, answer)
                     elif isinstance(event, h2.events.ConnectionTerminated):
                         break
                 writer.write(h2_connection.data_to_send())

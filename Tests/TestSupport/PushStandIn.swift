@@ -2,33 +2,33 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Storage
 import Synchronization
 
 /// Why a stand-in could not be used; says what to run.
-struct StandInError: Error, CustomStringConvertible {
-    var description: String
+public struct StandInError: Error, CustomStringConvertible {
+    public var description: String
 }
 
 /// The push stand-in (`Tests/Support/standins/push_standin.py`) running on loopback for one
 /// test: HTTP/2 over TLS with a CA made for the run, keys for the client, and a log of every
 /// request it received. Killed and its folder removed when released.
-final class StandIn {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+public final class StandIn {
+    /// The package's folder: this file is Tests/TestSupport/PushStandIn.swift.
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    let directory: URL
-    let port: Int
+    public let directory: URL
+    public let port: Int
     private let process: Process
 
-    var baseURL: String { "https://127.0.0.1:\(port)" }
-    var caFile: String { directory.appendingPathComponent("ca.pem").path }
-    var apnsKeyFile: String { directory.appendingPathComponent("apns.p8").path }
-    var apnsPublicKeyPEM: String { (try? String(contentsOf: directory.appendingPathComponent("apns_pub.pem"), encoding: .utf8)) ?? "" }
+    public var baseURL: String { "https://127.0.0.1:\(port)" }
+    public var caFile: String { directory.appendingPathComponent("ca.pem").path }
+    public var apnsKeyFile: String { directory.appendingPathComponent("apns.p8").path }
+    public var apnsPublicKeyPEM: String { (try? String(contentsOf: directory.appendingPathComponent("apns_pub.pem"), encoding: .utf8)) ?? "" }
 
     /// Starts the stand-in with `script` (see the script's docstring) and waits, at most 30 s,
     /// until it listens.
-    init(script: [String: Any] = [:]) throws {
+    public init(script: [String: Any] = [:]) throws {
         let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
             ?? Self.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
         guard FileManager.default.isExecutableFile(atPath: python) else {
@@ -89,7 +89,7 @@ final class StandIn {
     }
 
     /// Every request received so far, in order.
-    func requests() -> [[String: Any]] {
+    public func requests() -> [[String: Any]] {
         guard let text = try? String(contentsOf: directory.appendingPathComponent("requests.jsonl"), encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -97,7 +97,7 @@ final class StandIn {
     }
 
     /// A service-account file for the stand-in's token endpoint and RSA key.
-    func writeServiceAccount(projectID: String = "pacenote-test") throws -> String {
+    public func writeServiceAccount(projectID: String = "pacenote-test") throws -> String {
         let key = try String(contentsOf: directory.appendingPathComponent("fcm_key.pem"), encoding: .utf8)
         let account: [String: Any] = [
             "type": "service_account", "project_id": projectID, "private_key_id": "kid-1",
@@ -110,18 +110,3 @@ final class StandIn {
     }
 }
 
-/// A clock the test moves by hand.
-final class ManualClock: Clock {
-    private let millis: Mutex<Int64>
-    init(millis: Int64 = 1_700_000_000_000) { self.millis = Mutex(millis) }
-    func nowMillis() -> Int64 { millis.withLock { $0 } }
-    func advance(seconds: Int64) { millis.withLock { $0 += seconds * 1000 } }
-}
-
-extension Dictionary where Key == String, Value == Any {
-    subscript(path path: String...) -> Any? {
-        var current: Any? = self
-        for key in path { current = (current as? [String: Any])?[key] }
-        return current
-    }
-}

@@ -1,0 +1,203 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Notifications pushed through the real binary to a local APNs/FCM/webhook stand-in
+/// (HTTP/2 over TLS with a CA made for the run): the request a device's service receives, a
+/// token reported gone, a retry after a 503, a crash in the middle of a broadcast, and
+/// `pacenote push test`.
+final class PushDeliveryTests: XCTestCase {
+    private static let teamID = "TEAM123456", keyID = "KEY1234567", topic = "com.example.vidwrc"
+    private var standIn: StandIn!
+    private var server: TestServer!
+    private var client: HTTPClient!
+
+    override func tearDown() {
+        client?.close()
+        server?.stop()
+        server = nil
+        standIn = nil
+        super.tearDown()
+    }
+
+    /// The stand-in answering per `responses` (device token or delivery id -> answers), and a
+    /// server pushing to it.
+    private func start(responses: [String: [[String: Any]]] = [:], answerDelay: Double = 0, extra: [String] = []) throws {
+        standIn = try StandIn(script: ["apnsTeamId": Self.teamID, "apnsKeyId": Self.keyID, "responses": responses,
+                                       "webhookSecret": "relay-secret", "answerDelay": answerDelay])
+        server = try TestServer(extraArguments: pushArguments() + extra)
+        try server.start()
+        client = HTTPClient(port: server.port)
+    }
+
+    private func pushArguments() -> [String] {
+        ["--apns-key-file", standIn.apnsKeyFile, "--apns-key-id", Self.keyID, "--apns-team-id", Self.teamID,
+         "--apns-topic", Self.topic, "--apns-url", standIn.baseURL, "--push-ca-file", standIn.caFile]
+    }
+
+    private func register(_ account: Account, token: String, locale: String? = nil) throws {
+        var body: [String: Any] = ["platform": "ios", "deviceToken": token]
+        if let locale { body["locale"] = locale }
+        assertSuccess(try client.request("POST", "/v1/installations", json: body, token: account.token), 201)
+    }
+
+    private func pushes(to token: String) -> [[String: Any]] {
+        standIn.requests().filter { ($0["path"] as? String) == "/3/device/\(token)" }
+    }
+
+    /// Waits until `count` pushes to `token` arrived (or 15 s passed) and answers them.
+    private func waitForPushes(to token: String, count: Int = 1) -> [[String: Any]] {
+        _ = waitUntil(timeout: 15) { pushes(to: token).count >= count }
+        return pushes(to: token)
+    }
+
+    private static func deviceToken() -> String { (0..<32).map { _ in String(format: "%02x", Int.random(in: 0...255)) }.joined() }
+
+    private func rallyAndVideo(_ owner: Account) throws -> String {
+        let admin = try makeAdmin()
+        let rally = try client.request("POST", "/v1/rallies", json: ["name": "Rally \(Fake.word())", "country": "Finland",
+                                                                     "startDate": UTCDate.today(-1), "endDate": UTCDate.today(1)], token: admin.token)
+        let rallyId = rally.object?["id"] as? String ?? ""
+        let video = assertSuccess(try client.request("POST", "/v1/videos", json: ["youtubeId": Fake.youtubeId(), "title": "Ouninpohja",
+                                                                                  "rallyId": rallyId, "day": 1], token: owner.token), 201)
+        return video["id"] as? String ?? ""
+    }
+
+    private func makeAdmin() throws -> Account {
+        let account = try client.signup()
+        let role = server.runCLI(["user", "role", account.username, "admin"])
+        XCTAssertEqual(role.status, 0, role.stderr)
+        return account
+    }
+
+    func testALikeIsPushedToTheOwnersDeviceInTheirLanguage() throws {
+        try start()
+        let owner = try client.signup(), fan = try client.signup()
+        let token = Self.deviceToken()
+        try register(owner, token: token, locale: "es-ES")
+        let videoId = try rallyAndVideo(owner)
+        assertSuccess(try client.request("PUT", "/v1/videos/\(videoId)/like", token: fan.token), 200)
+
+        let received = waitForPushes(to: token)
+        XCTAssertEqual(received.count, 1, "one push for one like")
+        let push = try XCTUnwrap(received.first)
+        XCTAssertEqual(child(child(push, "jwt"), "header")?["kid"] as? String, Self.keyID)
+        XCTAssertEqual((push["jwt"] as? [String: Any])?["valid"] as? Bool, true, "the provider token verifies with the key's public half")
+        let headers = try XCTUnwrap(push["headers"] as? [String: Any])
+        XCTAssertEqual(headers["apns-topic"] as? String, Self.topic)
+        XCTAssertEqual(headers["apns-push-type"] as? String, "alert")
+        XCTAssertEqual(headers["apns-collapse-id"] as? String, "like-\(videoId)", "repeated likes of a video replace each other")
+        XCTAssertNotNil((headers["apns-id"] as? String).flatMap(UUID.init(uuidString:)), "apns-id is a UUID")
+        let payload = try XCTUnwrap(JSONSerialization.jsonObject(with: Data((push["body"] as? String ?? "").utf8)) as? [String: Any])
+        let displayName = fan.user["displayName"] as? String ?? ""
+        XCTAssertEqual(child(child(payload, "aps"), "alert")?["body"] as? String, "A \(displayName) le gusta tu vídeo.")
+        XCTAssertEqual(jsonInt(child(payload, "aps")?["badge"]), 1, "the unread count travels as the badge")
+        XCTAssertEqual(payload["videoId"] as? String, videoId)
+        XCTAssertEqual(payload["kind"] as? String, "like")
+
+        // Like, unlike and like again within a minute: the inbox has the like, the phone one push.
+        assertSuccess(try client.request("DELETE", "/v1/videos/\(videoId)/like", token: fan.token), 200)
+        assertSuccess(try client.request("PUT", "/v1/videos/\(videoId)/like", token: fan.token), 200)
+        let follower = try client.signup()
+        assertSuccess(try client.request("PUT", "/v1/users/\(owner.id)/follow", token: follower.token), 200)
+        let all = waitForPushes(to: token, count: 2)
+        XCTAssertEqual(all.count, 2, "the follow is pushed; the repeated like is not")
+        let second = try XCTUnwrap(JSONSerialization.jsonObject(with: Data((all.last?["body"] as? String ?? "").utf8)) as? [String: Any])
+        XCTAssertEqual(second["kind"] as? String, "follow")
+        XCTAssertEqual(jsonInt(child(second, "aps")?["badge"]), 2)
+        XCTAssertEqual(try firstPage(owner).filter { ($0["kind"] as? String) == "like" }.count, 1)
+    }
+
+    private func firstPage(_ account: Account) throws -> [[String: Any]] {
+        (try client.request("GET", "/v1/notifications", token: account.token).object?["items"] as? [[String: Any]]) ?? []
+    }
+
+    func testAGoneTokenRemovesTheInstallationAndA503IsRetried() throws {
+        let gone = Self.deviceToken(), flaky = Self.deviceToken()
+        try start(responses: [
+            gone: [["status": 410, "body": ["reason": "Unregistered"]]],
+            flaky: [["status": 503, "headers": ["retry-after": "1"], "body": ["reason": "ServiceUnavailable"]], ["status": 200]],
+        ])
+        let lost = try client.signup(), busy = try client.signup(), fan = try client.signup()
+        try register(lost, token: gone)
+        try register(busy, token: flaky)
+        assertSuccess(try client.request("PUT", "/v1/users/\(lost.id)/follow", token: fan.token), 200)
+        assertSuccess(try client.request("PUT", "/v1/users/\(busy.id)/follow", token: fan.token), 200)
+
+        XCTAssertEqual(waitForPushes(to: gone).count, 1)
+        let retried = waitForPushes(to: flaky, count: 2)
+        XCTAssertEqual(retried.map { $0["status"] as? Int }, [503, 200], "503, then delivered after Retry-After")
+        let ids = retried.compactMap { ($0["headers"] as? [String: Any])?["apns-id"] as? String }
+        XCTAssertEqual(Set(ids).count, 1, "the retry carries the same apns-id")
+
+        // The 410 removed the device: registering its token again is a new installation.
+        XCTAssertTrue(waitUntil(timeout: 10) {
+            (try? self.client.request("POST", "/v1/installations", json: ["platform": "ios", "deviceToken": gone], token: lost.token).status) == 201
+        }, "the installation of a token APNs reported gone was deleted")
+        // Nothing more is sent to either after the outbox settles.
+        _ = waitUntil(timeout: 5) { self.server.runCLI(["outbox", "list"]).stdout.contains("\tleased\t") == false }
+        XCTAssertEqual(pushes(to: flaky).count, 2, "delivered once: no push after the 200")
+    }
+
+    func testABroadcastInterruptedBySIGKILLIsDeliveredAfterRestartAndMarkedOnce() throws {
+        // Answers held 2 s keep the deliveries in flight when the process dies; a 3 s attempt
+        // deadline makes their leases (three deadlines) run out 9 s later.
+        try start(answerDelay: 2, extra: ["--push-timeout", "3s"])
+        let uploader = try client.signup()
+        var tokens: [String] = []
+        for _ in 0..<40 {
+            let fan = try client.signup()
+            let token = Self.deviceToken()
+            try register(fan, token: token)
+            tokens.append(token)
+        }
+        _ = try rallyAndVideo(uploader)
+        // Kill it as soon as the first pushes arrive: the broadcast is in the middle.
+        XCTAssertTrue(waitUntil(timeout: 15) { !self.standIn.requests().isEmpty })
+        server.crash()
+        try server.start()
+        client = HTTPClient(port: server.port)
+
+        XCTAssertTrue(waitUntil(timeout: 40) { Set(tokens).isSubset(of: Set(self.standIn.requests().compactMap { ($0["path"] as? String)?.replacingOccurrences(of: "/3/device/", with: "") })) },
+                      "every device got the new video after the restart")
+        // Every delivery is marked done exactly once: none pending, leased or dead (the ones in
+        // flight at the crash come back when their lease runs out, 9 s on).
+        XCTAssertTrue(waitUntil(timeout: 30) {
+            let list = self.server.runCLI(["outbox", "list", "--limit", "1000"]).stdout
+            let deliveries = list.split(separator: "\n").filter { $0.contains("push.device") }
+            return deliveries.count == tokens.count && deliveries.allSatisfy { $0.contains("\tdone\t") }
+        }, server.runCLI(["outbox", "list", "--limit", "1000"]).stdout)
+        // The crash was in the middle: some pushes went out twice (at-least-once), each time with
+        // the same apns-id, so the service shows each once.
+        XCTAssertGreaterThan(standIn.requests().count, tokens.count, "pushes in flight at the crash were sent again")
+        let byToken = Dictionary(grouping: standIn.requests(), by: { $0["path"] as? String ?? "" })
+        for (_, requests) in byToken {
+            XCTAssertEqual(Set(requests.compactMap { ($0["headers"] as? [String: Any])?["apns-id"] as? String }).count, 1)
+        }
+    }
+
+    func testWebhookAndPushTestCommand() throws {
+        standIn = try StandIn(script: ["apnsTeamId": Self.teamID, "apnsKeyId": Self.keyID, "webhookSecret": "relay-secret"])
+        server = try TestServer(extraArguments: pushArguments() + ["--webhook-url", "\(standIn.baseURL)/relay", "--webhook-secret", "relay-secret"])
+        try server.start()
+        client = HTTPClient(port: server.port)
+        let owner = try client.signup(), fan = try client.signup()
+        let token = Self.deviceToken()
+        try register(owner, token: token)
+        assertSuccess(try client.request("PUT", "/v1/users/\(owner.id)/follow", token: fan.token), 200)
+        XCTAssertTrue(waitUntil(timeout: 15) { self.standIn.requests().contains { ($0["path"] as? String) == "/relay" } })
+        let relayed = try XCTUnwrap(standIn.requests().first { ($0["path"] as? String) == "/relay" })
+        XCTAssertEqual(relayed["signatureValid"] as? Bool, true, "X-Pacenote-Signature verifies with the shared secret")
+        let body = try XCTUnwrap(JSONSerialization.jsonObject(with: Data((relayed["body"] as? String ?? "").utf8)) as? [String: Any])
+        XCTAssertEqual(body["kind"] as? String, "follow")
+        XCTAssertEqual(body["recipientId"] as? String, owner.id)
+        XCTAssertEqual(body["actorId"] as? String, fan.id)
+
+        let test = server.runCLI(["push", "test", "--user", owner.username] + pushArguments())
+        XCTAssertEqual(test.status, 0, test.stderr)
+        XCTAssertTrue(test.stdout.contains("(ios): apns: delivered"), test.stdout)
+        let missing = server.runCLI(["push", "test", "--user", "nobody_here_at_all"] + pushArguments())
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("no such user"), missing.stderr)
+    }
+}
