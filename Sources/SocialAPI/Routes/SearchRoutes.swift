@@ -35,8 +35,11 @@ struct SearchRoutes {
             present: { rows, connection in try Presenter(identity, connection).videos(rows.map(\.0)) })
     }
 
+    /// `q` is 1 to 200 characters after trimming, counted like every text limit (API.md "Text").
+    static let qRule = TextRule("A search (q)", characters: 1...SearchQuery.maxInputLength)
+
     private static func query(_ request: Request) throws(APIError) -> (SearchQuery, String) {
-        let text = request.query["q"] ?? ""
+        let text = try qRule.validated(request.query["q"] ?? "") { APIError.validation("q", $0) }
         guard let query = SearchQuery(text) else { throw APIError.validation("q", "q needs at least one word.") }
         return (query, text)
     }
