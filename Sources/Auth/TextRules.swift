@@ -95,7 +95,7 @@ public struct TextRule: Sendable, Equatable {
         case .length:
             return "\(subject) is \(lengthPhrase)."
         case .scalars:
-            return "\(subject) is \(lengthPhrase), and holds at most \(maxScalars) Unicode scalars (\(Self.scalarsPerCharacter) per character)."
+            return "\(subject) is \(lengthPhrase), and holds at most \(Self.grouped(maxScalars)) Unicode scalars (\(Self.scalarsPerCharacter) per character)."
         case .stackedMarks:
             return "\(subject) cannot hold a character made of more than \(Self.scalarsPerGrapheme) Unicode scalars (stacked combining marks)."
         }

@@ -18,9 +18,9 @@ struct SearchRoutes {
         let identity = context.identity
         return try lists.respond(request, scope: "search-users|\(query.prefixMatch)",
             fetch: { after, limit, connection in
-                try SearchStore().users(query, exactUsername: TextRules.trimmed(text), after: try Positions.ranked(after), limit: limit, on: connection)
+                try SearchStore().users(query, exactUsername: TextRules.trimmed(text), after: try Positions.search(after), limit: limit, on: connection)
             },
-            position: { Positions.ranked($0.1.tier, $0.1.rank, $0.1.id) },
+            position: { Positions.search($0.1) },
             present: { rows, connection in try Presenter(identity, connection).users(rows.map(\.0)) })
     }
 
@@ -29,9 +29,9 @@ struct SearchRoutes {
         let identity = context.identity
         return try lists.respond(request, scope: "search-videos|\(query.prefixMatch)",
             fetch: { after, limit, connection in
-                try SearchStore().videos(query, viewer: Viewer(identity), after: try Positions.ranked(after), limit: limit, on: connection)
+                try SearchStore().videos(query, viewer: Viewer(identity), after: try Positions.search(after), limit: limit, on: connection)
             },
-            position: { Positions.ranked($0.1.tier, $0.1.rank, $0.1.id) },
+            position: { Positions.search($0.1) },
             present: { rows, connection in try Presenter(identity, connection).videos(rows.map(\.0)) })
     }
 
