@@ -31,13 +31,13 @@ struct SearchStore {
         var windowStart: Int64
     }
 
-    /// The most matching rows one search considers.
-    static let budget = 1_000
+    /// The most matching rows one search considers (tests choose a smaller one).
+    var budget = 1_000
 
     /// Users matching every word, the last as a prefix (see `SearchQuery.minimumPrefixLength`).
     func users(_ query: SearchQuery, exactUsername: String, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [(Account, Position)] {
         let exact = exactUsername.lowercased()
-        let windowStart = try after?.windowStart ?? Self.windowStart("users_search", query, on: connection)
+        let windowStart = try after?.windowStart ?? windowStart("users_search", query, on: connection)
         var out: [(Account, Position)] = []
         for tier in Self.tiers(after: after) where out.count < limit {
             let bound = Self.bound(tier, after)
@@ -68,7 +68,7 @@ struct SearchStore {
 
     /// Videos the viewer may see, matching every word in the title or description.
     func videos(_ query: SearchQuery, viewer: Viewer, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [(Video, Position)] {
-        let windowStart = try after?.windowStart ?? Self.windowStart("videos_search", query, on: connection)
+        let windowStart = try after?.windowStart ?? windowStart("videos_search", query, on: connection)
         let titleMatch = query.wholeWordMatch(inColumn: "title")
         var out: [(Video, Position)] = []
         for tier in Self.tiers(after: after) where out.count < limit {
@@ -96,7 +96,7 @@ struct SearchStore {
 
     /// The rowid of the `budget`-th newest match, or 0 when there are fewer matches. FTS5 walks
     /// the rowids in order without reading rows, so this costs at most `budget` index entries.
-    private static func windowStart(_ table: String, _ query: SearchQuery, on connection: any DatabaseConnection) throws -> Int64 {
+    private func windowStart(_ table: String, _ query: SearchQuery, on connection: any DatabaseConnection) throws -> Int64 {
         try connection.fetchValue("""
             SELECT rowid FROM \(unsafe: table) WHERE \(unsafe: table) MATCH \(query.prefixMatch)
             ORDER BY rowid DESC LIMIT 1 OFFSET \(budget - 1)
