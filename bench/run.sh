@@ -23,7 +23,7 @@ case $which in
 esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "runs must be a positive integer, not '$runs'"
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "seconds must be a positive integer, not '$seconds'"
-all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix search me me-during-search"
+all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix search search-light me me-during-search"
 scenarios=${BENCH_SCENARIOS:-$all_scenarios}
 for s in $scenarios; do [ -f "bench/scenarios/$s.lua" ] || die "unknown scenario '$s'"; done
 command_line="${BENCH_SCENARIOS:+BENCH_SCENARIOS=\"$BENCH_SCENARIOS\" }bench/run.sh $*"
