@@ -3,7 +3,7 @@
 
   prepare.py setup URL DB STATE [--users 200] [--deep 50] [--pages 50] [--videos 2000] [--seed 1]
       Picks the users, logs them in (in parallel), and writes the files the wrk scripts
-      read into STATE: tokens.txt, logins.txt, videos.txt, rally.txt and deep.txt.
+      read into STATE: tokens.txt, logins.txt, videos.txt, rally.txt, deep.txt and search.txt.
   prepare.py login-time URL STATE [-n 20]
       Sequential logins of one user; prints and stores (login_time.json) the median seconds.
   prepare.py counters DB
@@ -124,6 +124,40 @@ def setup(args):
     if len(deep) < min(10, args.deep):
         fail(f"only {len(deep)} users have a home feed {args.pages} pages deep; the dataset is too small")
     write_lines(os.path.join(args.state, "deep.txt"), deep)
+    write_lines(os.path.join(args.state, "search.txt"), search_queries(db, rng))
+
+
+def search_queries(db, rng, count=2000):
+    """`kind q` lines (q URL-encoded) for the search scenarios: what people type into a search
+    box, made of the dataset's own words: whole words, the prefixes typed on the way to them
+    (1 to 5 letters, so the shortest and most expensive prefixes are included), two words with
+    the last one a prefix, usernames and their prefixes; users and videos half each."""
+    titles = [r[0] for r in db.execute("SELECT title FROM videos WHERE hidden = 0 ORDER BY random() LIMIT 5000")]
+    people = db.execute("SELECT username, display_name FROM users ORDER BY random() LIMIT 2000").fetchall()
+    words = lambda text: [w for w in re.split(r"[^\w]+", text) if w]
+    out = []
+    while len(out) < count:
+        kind = "videos" if len(out) % 2 == 0 else "users"
+        if kind == "videos":
+            text = words(rng.choice(titles))
+        else:
+            username, display = rng.choice(people)
+            text = [username] if rng.random() < 0.3 else words(display)
+        if not text:
+            continue
+        shape = rng.random()
+        if shape < 0.35:    # a whole word, sometimes lower-cased (accents and case fold in the index)
+            q = rng.choice(text)
+            q = q.lower() if rng.random() < 0.5 else q
+        elif shape < 0.75:  # a prefix of 1 to 5 characters, as typed letter by letter
+            w = rng.choice(text)
+            q = w[:rng.randint(1, min(5, len(w)))].lower()
+        else:               # two words, the last one a prefix
+            i = rng.randrange(len(text))
+            first, second = text[i], text[(i + 1) % len(text)]
+            q = f"{first} {second[:rng.randint(1, len(second))]}"
+        out.append(f"{kind} {urllib.parse.quote(q, safe='')}")
+    return out
 
 
 def login_time(args):

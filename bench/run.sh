@@ -23,7 +23,7 @@ case $which in
 esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "runs must be a positive integer, not '$runs'"
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "seconds must be a positive integer, not '$seconds'"
-all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix"
+all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix search search-light me me-during-search"
 scenarios=${BENCH_SCENARIOS:-$all_scenarios}
 for s in $scenarios; do [ -f "bench/scenarios/$s.lua" ] || die "unknown scenario '$s'"; done
 command_line="${BENCH_SCENARIOS:+BENCH_SCENARIOS=\"$BENCH_SCENARIOS\" }bench/run.sh $*"
@@ -41,8 +41,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pacenote-bench.XXXXXX")
 mkdir -p "$results/raw" "$results/logs"
 SERVER_PID=
 NGINX_PID=
+SEARCHERS_PID=
 cleanup() {
     local status=$?
+    stop_pid "$SEARCHERS_PID"
     stop_pid "$SERVER_PID"
     stop_pid "$NGINX_PID"
     cp "$work"/*.log "$results/logs/" 2>/dev/null || true
@@ -80,9 +82,15 @@ wait_http "http://127.0.0.1:$nginx_port/" "$NGINX_PID" 10 || { cat "$work/nginx.
 
 # measure SCALE NAME SCRIPT PORT RUN: one wrk run, raw output kept, a CSV row appended.
 measure() {
-    local scale=$1 name=$2 script=$3 port=$4 run=$5 raw="$results/raw/$1-$2-$5.txt" row
+    local scale=$1 name=$2 script=$3 port=$4 run=$5 raw="$results/raw/$1-$2-$5.txt"
     taskset -c 1 wrk -t2 -c32 -d"${seconds}s" --latency --timeout 30s -s "bench/scenarios/$script.lua" \
         "http://127.0.0.1:$port" >"$raw" 2>&1 || { cat "$raw" >&2; die "wrk failed ($scale $name run $run)"; }
+    record "$scale" "$name" "$run" "$raw"
+}
+
+# record SCALE NAME RUN RAW: the CSV row of one wrk output, and a line on stderr.
+record() {
+    local scale=$1 name=$2 run=$3 raw=$4 row
     row=$(python3 bench/prepare.py wrk "$raw" | python3 -c '
 import json, sys; r = json.load(sys.stdin)
 print(",".join(str(r[k]) for k in ("rps", "p50_ms", "p99_ms", "requests", "non2xx", "errors")))')
@@ -151,7 +159,20 @@ PY
     for run in $(seq "$runs"); do
         measure "$scale" nginx video-by-id "$nginx_port" "$run"
         for s in $scenarios; do
+            if [ "$s" = me-during-search ]; then
+                # Six people searching once a second (issue 10's load) beside the measured reads,
+                # on wrk's CPU; started first and stopped after, so it covers the whole measurement.
+                taskset -c 1 wrk -t1 -c6 -d"$((seconds + 2))s" --latency --timeout 30s -s bench/scenarios/search-paced.lua \
+                    "http://127.0.0.1:$port" >"$results/raw/$scale-search-paced-$run.txt" 2>&1 &
+                SEARCHERS_PID=$!
+                sleep 1
+            fi
             measure "$scale" "$s" "$s" "$port" "$run"
+            if [ -n "$SEARCHERS_PID" ]; then
+                wait "$SEARCHERS_PID" || { cat "$results/raw/$scale-search-paced-$run.txt" >&2; die "the background searches failed"; }
+                SEARCHERS_PID=
+                record "$scale" search-paced "$run" "$results/raw/$scale-search-paced-$run.txt"
+            fi
             case $s in like-unlike | comment | mix) drain "$scale" "$s" "$run" "$data/pacenote.sqlite" ;; esac
         done
     done

@@ -2,8 +2,9 @@
 public enum Validation {
     static let usernameLength = 3...30
     static let passwordBytes = 8...72
-    static let displayNameLength = 1...100
-    static let emailMaxLength = 254
+    static let displayNameRule = TextRule("A display name", characters: 1...100)
+    /// RFC 5321 allows 254 octets in an address; counted as characters (and scalars) by the shared rule.
+    static let emailRule = TextRule("An email address", characters: 1...254)
 
     static func username(_ value: String, field: String = "username") throws(AuthError) -> String {
         let allowed = value.utf8.allSatisfy { byte in
@@ -30,7 +31,7 @@ public enum Validation {
     /// no spaces or control characters. Deliverability is the mail server's business.
     static func email(_ value: String, field: String = "email") throws(AuthError) -> String {
         let invalid = AuthError.validation(field: field, message: "That is not an email address.")
-        guard value.count <= emailMaxLength,
+        guard case .success = emailRule.check(value),
               !value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { throw invalid }
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty else { throw invalid }
@@ -39,12 +40,9 @@ public enum Validation {
         return value
     }
 
-    /// Display names are stored trimmed; lengths count Unicode characters.
+    /// Display names are stored trimmed; lengths count Unicode characters (`TextRule`).
     static func displayName(_ value: String, field: String = "displayName") throws(AuthError) -> String {
-        guard let text = TextRules.checked(value, length: displayNameLength) else {
-            throw .validation(field: field, message: "A display name is 1 to 100 characters, without NUL.")
-        }
-        return text
+        try displayNameRule.validated(value) { AuthError.validation(field: field, message: $0) }
     }
 
     /// The key that makes usernames and emails unique case-insensitively.

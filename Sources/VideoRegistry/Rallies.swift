@@ -19,8 +19,9 @@ public final class Rallies: Sendable {
         }
     }
 
-    static let nameLength = 1...100
-    static let countryLength = 1...60
+    static let nameRule = TextRule("A rally name", characters: 1...100)
+    /// A country is its English name.
+    static let countryRule = TextRule("A country", characters: 1...60)
 
     private let database: any Database
     private let clock: any Clock
@@ -97,17 +98,11 @@ public final class Rallies: Sendable {
     }
 
     private static func name(_ value: String) throws -> String {
-        guard let text = TextRules.checked(value, length: nameLength) else {
-            throw VideoRegistryError.validation(field: "name", message: "A rally name is 1 to 100 characters.")
-        }
-        return text
+        try nameRule.validated(value) { VideoRegistryError.validation(field: "name", message: $0) }
     }
 
     private static func country(_ value: String) throws -> String {
-        guard let text = TextRules.checked(value, length: countryLength) else {
-            throw VideoRegistryError.validation(field: "country", message: "A country is its English name, 1 to 60 characters.")
-        }
-        return text
+        try countryRule.validated(value) { VideoRegistryError.validation(field: "country", message: $0) }
     }
 
     private static func endDay(_ end: Int, start: Int) throws -> Int {

@@ -23,8 +23,8 @@ public final class Videos: Sendable {
         }
     }
 
-    static let titleLength = 1...100
-    static let descriptionLength = 0...2_000
+    static let titleRule = TextRule("A title", characters: 1...100)
+    static let descriptionRule = TextRule("A description", characters: 0...2_000)
 
     private let database: any Database
     private let hooks: Hooks
@@ -120,17 +120,11 @@ public final class Videos: Sendable {
     }
 
     private static func title(_ value: String) throws -> String {
-        guard let text = TextRules.checked(value, length: titleLength) else {
-            throw VideoRegistryError.validation(field: "title", message: "A title is 1 to 100 characters, without NUL.")
-        }
-        return text
+        try titleRule.validated(value) { VideoRegistryError.validation(field: "title", message: $0) }
     }
 
     private static func description(_ value: String) throws -> String {
-        guard let text = TextRules.checked(value, length: descriptionLength) else {
-            throw VideoRegistryError.validation(field: "description", message: "A description is at most 2,000 characters, without NUL.")
-        }
-        return text
+        try descriptionRule.validated(value) { VideoRegistryError.validation(field: "description", message: $0) }
     }
 }
 

@@ -144,3 +144,67 @@ final class SearchTests: ServerTestCase {
         XCTAssertEqual(ids(try search("videos", after, owner.token)), [], "a deleted video is not found")
     }
 }
+
+/// The bounds of a search (issue 10 and 9): `q` is at most 200 characters, a one-letter last word
+/// is a whole word, tiers rank and page without duplicates.
+final class SearchBoundTests: ServerTestCase {
+    private func search(_ kind: String, _ q: String, _ token: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        try firstPage("/v1/search/\(kind)?q=\(queryValue(q))", token, file: file, line: line)
+    }
+
+    func testQOfMoreThan200CharactersIsRefused() throws {
+        let viewer = try client.signup()
+        for kind in ["users", "videos"] {
+            let longest = String(repeating: "a", count: 200)
+            assertSuccess(try client.request("GET", "/v1/search/\(kind)?q=\(longest)", token: viewer.token), 200, "\(kind): 200 characters")
+            assertSuccess(try client.request("GET", "/v1/search/\(kind)?q=\(queryValue("  " + longest + "  "))", token: viewer.token), 200,
+                          "\(kind): 200 characters once trimmed")
+            assertError(try client.request("GET", "/v1/search/\(kind)?q=\(longest)a", token: viewer.token), 400, "validation_failed", field: "q",
+                        "\(kind): 201 characters")
+            // Characters, not bytes: 200 accented letters (400 bytes) pass, 201 do not.
+            assertSuccess(try client.request("GET", "/v1/search/\(kind)?q=\(queryValue(String(repeating: "é", count: 200)))", token: viewer.token), 200)
+            assertError(try client.request("GET", "/v1/search/\(kind)?q=\(queryValue(String(repeating: "é", count: 201)))", token: viewer.token),
+                        400, "validation_failed", field: "q", "\(kind): 201 accented characters")
+            assertError(try client.request("GET", "/v1/search/\(kind)?q=\(queryValue(String(repeating: "rally ", count: 40)))", token: viewer.token),
+                        400, "validation_failed", field: "q", "\(kind): 40 words, 239 characters")
+        }
+    }
+
+    /// SearchQuery.minimumPrefixLength: the last word is a prefix from 2 characters on; one
+    /// letter matches only the whole word.
+    func testAOneLetterLastWordMatchesWholeWordsOnly() throws {
+        let owner = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let tag = Fake.word()
+        let rally = try postVideo(owner, rallyId: rallyId, title: "\(tag) Rally")
+        let letter = try postVideo(owner, rallyId: rallyId, title: "\(tag) R stage")
+        XCTAssertEqual(Set(ids(try search("videos", "\(tag) r", owner.token))), [letter["id"] as? String ?? ""], "one letter: the word R only")
+        XCTAssertEqual(Set(ids(try search("videos", "\(tag) ra", owner.token))), [rally["id"] as? String ?? ""], "two letters: a prefix")
+        XCTAssertEqual(Set(ids(try search("videos", "\(tag) RAL", owner.token))), [rally["id"] as? String ?? ""], "three letters: a prefix")
+
+        let name = Fake.word("q")
+        let single = try client.signup(displayName: "\(name) B")
+        let prefixed = try client.signup(displayName: "\(name) Bjorn")
+        XCTAssertEqual(Set(ids(try search("users", "\(name) b", owner.token))), [single.id], "one letter: the word B only")
+        XCTAssertEqual(Set(ids(try search("users", "\(name) bj", owner.token))), [prefixed.id])
+    }
+
+    func testTiersRankAndPageWithoutDuplicates() throws {
+        let owner = try client.signup()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let tag = Fake.word()
+        // Oldest first, so that a newest-first order alone would list them backwards.
+        let title = try postVideo(owner, rallyId: rallyId, title: "\(tag) Fafe jump")
+        tick()
+        let description = try postVideo(owner, rallyId: rallyId, title: "\(tag) onboard", description: "Over Fafe")
+        tick()
+        let prefix = try postVideo(owner, rallyId: rallyId, title: "\(tag) Fafeira")
+        tick()
+        let newerTitle = try postVideo(owner, rallyId: rallyId, title: "Fafe \(tag)")
+        let expected = [newerTitle, title, description, prefix].map { $0["id"] as? String ?? "" }
+        XCTAssertEqual(ids(try search("videos", "\(tag) fafe", owner.token)), expected,
+                       "whole words in the title, then whole words anywhere, then prefix only; newest first within each")
+        let paged = try allPages("/v1/search/videos?q=\(queryValue("\(tag) fafe"))", owner.token, limit: 1).items
+        XCTAssertEqual(ids(paged), expected, "one per page, across the tiers, nothing twice")
+    }
+}

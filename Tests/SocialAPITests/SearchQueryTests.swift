@@ -37,14 +37,25 @@ final class SearchQueryTests: XCTestCase {
 
     func testFTS5SyntaxIsOnlyWordsAndSeparators() {
         XCTAssertEqual(SearchQuery("rallye NOT")?.prefixMatch, #""rallye" "NOT"*"#)
-        XCTAssertEqual(SearchQuery("a OR b AND c")?.prefixMatch, #""a" "OR" "b" "AND" "c"*"#)
+        XCTAssertEqual(SearchQuery("a OR b AND cd")?.prefixMatch, #""a" "OR" "b" "AND" "cd"*"#)
         XCTAssertEqual(SearchQuery("NEAR(a b, 2)")?.words, ["NEAR", "a", "b", "2"])
-        XCTAssertEqual(SearchQuery("title:x")?.prefixMatch, #""title" "x"*"#)
+        XCTAssertEqual(SearchQuery("title:xy")?.prefixMatch, #""title" "xy"*"#)
         XCTAssertEqual(SearchQuery("^start")?.prefixMatch, #""start"*"#)
         XCTAssertEqual(SearchQuery(#"say "hello" *"#)?.prefixMatch, #""say" "hello"*"#)
         XCTAssertEqual(SearchQuery(#"{title description}: x"#)?.words, ["title", "description", "x"])
         XCTAssertEqual(SearchQuery("x'); DROP TABLE videos; --")?.words, ["x", "DROP", "TABLE", "videos"])
         XCTAssertEqual(SearchQuery("a\u{0}b")?.words, ["a", "b"])
+    }
+
+    func testALastWordShorterThanTwoCharactersIsAWholeWord() throws {
+        XCTAssertEqual(SearchQuery("o")?.prefixMatch, #""o""#)
+        XCTAssertEqual(SearchQuery("ogier t")?.prefixMatch, #""ogier" "t""#)
+        XCTAssertEqual(SearchQuery("og")?.prefixMatch, #""og"*"#)
+        XCTAssertEqual(SearchQuery("é")?.prefixMatch, #""é""#)
+        // Characters, not scalars: a decomposed é is one character.
+        XCTAssertEqual(SearchQuery("e\u{301}")?.lastWordIsPrefix, false)
+        XCTAssertEqual(SearchQuery("東京")?.lastWordIsPrefix, true)
+        XCTAssertEqual(try XCTUnwrap(SearchQuery("col de")).wholeWordMatch(inColumn: "title"), #"{title} : ("col" "de")"#)
     }
 
     func testNoWordIsNil() {
@@ -80,7 +91,7 @@ final class SearchQueryTests: XCTestCase {
         defer { database.close() }
 
         try database.write { c in
-            try c.execute("CREATE VIRTUAL TABLE titles USING fts5 (title, tokenize = 'unicode61 remove_diacritics 2')")
+            try c.execute("CREATE VIRTUAL TABLE titles USING fts5 (title, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')")
             for title in ["Montée de Vence", "Rallye Monte-Carlo", "Portugal", "stephane_kubica"] {
                 try c.execute("INSERT INTO titles (title) VALUES (\(title))")
             }
@@ -104,7 +115,11 @@ final class SearchQueryTests: XCTestCase {
         XCTAssertEqual(try search("MONTÉE vence"), ["Montée de Vence"])
         XCTAssertEqual(try search("RALLYE"), ["Rallye Monte-Carlo"])
         XCTAssertEqual(try search("port"), ["Portugal"])
-        XCTAssertEqual(try search("stephane_k"), ["stephane_kubica"])
+        XCTAssertEqual(try search("stephane_ku"), ["stephane_kubica"])
+        XCTAssertEqual(try search("stephane_k"), [], "a one-letter last word is a whole word")
+        XCTAssertEqual(try search("po"), ["Portugal"], "two letters: a prefix, from the prefix index")
+        XCTAssertEqual(try search("MON"), ["Montée de Vence", "Rallye Monte-Carlo"], "three letters, case and accents folded")
+        XCTAssertEqual(try search("p"), [], "one letter: only the word \"p\"")
         XCTAssertEqual(try search("mont"), ["Montée de Vence", "Rallye Monte-Carlo"])
         XCTAssertEqual(try search("monte carlo"), ["Rallye Monte-Carlo"])
         XCTAssertEqual(try search("rallye portugal"), [], "all words must match")

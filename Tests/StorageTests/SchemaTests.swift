@@ -26,4 +26,40 @@ final class SchemaTests: XCTestCase {
 
     // Which indexes the stores' statements use is checked on the statements themselves, in
     // SocialAPITests/QueryPlanTests.swift (the stores live in SocialAPI).
+
+    /// 0005 upgrades a data directory in place: rows indexed before it are found by the new
+    /// indexes, by 2-letter prefixes (the new prefix index) too, and the triggers keep working.
+    func testSearchPrefixIndexesUpgradeAnExistingDatabase() throws {
+        let temp = try TemporaryDatabase()
+        let before = Array(Schema.sqlite.prefix { $0.name != "0005_search_prefix_indexes" })
+        XCTAssertEqual(before.count, 4)
+        try Migrator(migrations: before).migrate(temp.database, now: 0)
+        try temp.database.write { c in
+            try c.execute("""
+                INSERT INTO users (id, username, username_key, email, email_key, display_name, password_hash, created_at, updated_at)
+                VALUES ('u1', 'Ogier', 'ogier', 'o@example.com', 'o@example.com', 'Sébastien Ogier', 'x', 0, 0)
+                """)
+            try c.execute("INSERT INTO rallies (id, name, country, start_date, end_date, created_at, updated_at) VALUES ('r1', 'Rally', 'Monaco', 0, 0, 0, 0)")
+            try c.execute("""
+                INSERT INTO videos (id, youtube_id, title, rally_id, day, owner_id, created_at, updated_at)
+                VALUES ('v1', 'aaaaaaaaaaa', 'Montée de Sisteron', 'r1', 1, 'u1', 0, 0)
+                """)
+        }
+        XCTAssertEqual(try Migrator(migrations: Schema.sqlite).migrate(temp.database, now: 1), Schema.sqlite.dropFirst(4).map(\.name))
+        func count(_ table: String, _ match: String) throws -> Int {
+            try temp.database.read { c in
+                try c.fetchValue("SELECT count(*) FROM \(unsafe: table) WHERE \(unsafe: table) MATCH \(match)", as: Int.self) ?? -1
+            }
+        }
+        XCTAssertEqual(try count("users_search", "\"se\"*"), 1, "a row indexed before the migration, by a 2-letter prefix")
+        XCTAssertEqual(try count("videos_search", "\"mon\"*"), 1)
+        XCTAssertEqual(try count("videos_search", "\"montee\""), 1, "accents still folded")
+        let option = try temp.database.read { c in
+            try c.fetchValue("SELECT sql FROM sqlite_master WHERE name = 'videos_search'", as: String.self) ?? ""
+        }
+        XCTAssertTrue(option.contains("prefix = '2 3'"), option)
+        try temp.database.write { c in try c.execute("UPDATE videos SET title = 'Col de Turini' WHERE id = 'v1'") }
+        XCTAssertEqual(try count("videos_search", "\"tu\"*"), 1, "the triggers maintain the new table")
+        XCTAssertEqual(try count("videos_search", "\"mon\"*"), 0)
+    }
 }

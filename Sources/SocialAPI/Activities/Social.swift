@@ -7,8 +7,8 @@ import VideoRegistry
 /// Likes, comments, flags and follows (API.md "Activities"). Each write is one transaction
 /// through the hook pipeline, whose built-in hooks keep the counters exact.
 final class Social: Sendable {
-    static let commentLength = 1...500
-    static let reasonLength = 0...500
+    static let commentRule = TextRule("A comment", characters: 1...500)
+    static let reasonRule = TextRule("A reason", characters: 0...500)
 
     private let database: any Database
     private let hooks: Hooks
@@ -55,9 +55,7 @@ final class Social: Sendable {
     // MARK: Comments
 
     func comment<Item>(videoID: String, content: String, by identity: Accounts.Identity, answering answer: Selection<Item>) throws -> Item {
-        guard let text = TextRules.checked(content, length: Self.commentLength) else {
-            throw SocialError.validation(field: "content", message: "A comment is 1 to 500 characters, without NUL.")
-        }
+        let text = try Self.commentRule.validated(content) { SocialError.validation(field: "content", message: $0) }
         return try database.write { connection in
             let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
             let comment = try record(.comment, from: identity.userID, to: video.ownerID, video: video.id, content: text, on: connection)
@@ -84,11 +82,8 @@ final class Social: Sendable {
 
     /// Flags a video as inappropriate, once per user, never one's own.
     func flag<Item>(videoID: String, reason: String?, by identity: Accounts.Identity, answering answer: Selection<Item>) throws -> Item {
-        let reason = try reason.map { value -> String in
-            guard let text = TextRules.checked(value, length: Self.reasonLength) else {
-                throw SocialError.validation(field: "reason", message: "A reason is at most 500 characters, without NUL.")
-            }
-            return text
+        let reason = try reason.map { value throws(SocialError) -> String in
+            try Self.reasonRule.validated(value) { SocialError.validation(field: "reason", message: $0) }
         }
         return try database.write { connection in
             let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)

@@ -40,14 +40,17 @@ enum Positions {
 
     static func top(_ likes: Int, _ createdAt: Int64, _ id: String) -> [CursorValue] { [.int(Int64(likes)), .int(createdAt), .string(id)] }
 
-    /// `(tier, rank, id)`: search results, best first.
-    static func ranked(_ values: [CursorValue]?) throws(APIError) -> (tier: Int, rank: Double, id: String)? {
+    /// `(tier, seq, windowStart)`: search results, best first (`SearchStore.Position`).
+    static func search(_ values: [CursorValue]?) throws(APIError) -> SearchStore.Position? {
         guard let values else { return nil }
-        guard values.count == 3, case .int(let tier) = values[0], case .double(let rank) = values[1], case .string(let id) = values[2] else { throw invalid }
-        return (Int(tier), rank, id)
+        guard values.count == 3, case .int(let tier) = values[0], (0...2).contains(tier), case .int(let seq) = values[1],
+              case .int(let windowStart) = values[2] else { throw invalid }
+        return SearchStore.Position(tier: Int(tier), seq: seq, windowStart: windowStart)
     }
 
-    static func ranked(_ tier: Int, _ rank: Double, _ id: String) -> [CursorValue] { [.int(Int64(tier)), .double(rank), .string(id)] }
+    static func search(_ position: SearchStore.Position) -> [CursorValue] {
+        [.int(Int64(position.tier)), .int(position.seq), .int(position.windowStart)]
+    }
 
     private static var invalid: APIError {
         APIError(status: 400, code: "invalid_cursor", message: "That cursor does not belong to this list.", field: "cursor")

@@ -18,9 +18,9 @@ struct SearchRoutes {
         let identity = context.identity
         return try lists.respond(request, scope: "search-users|\(query.prefixMatch)",
             fetch: { after, limit, connection in
-                try SearchStore().users(query, exactUsername: TextRules.trimmed(text), after: try Positions.ranked(after), limit: limit, on: connection)
+                try SearchStore().users(query, exactUsername: TextRules.trimmed(text), after: try Positions.search(after), limit: limit, on: connection)
             },
-            position: { Positions.ranked($0.1.tier, $0.1.rank, $0.1.id) },
+            position: { Positions.search($0.1) },
             present: { rows, connection in try Presenter(identity, connection).users(rows.map(\.0)) })
     }
 
@@ -29,14 +29,17 @@ struct SearchRoutes {
         let identity = context.identity
         return try lists.respond(request, scope: "search-videos|\(query.prefixMatch)",
             fetch: { after, limit, connection in
-                try SearchStore().videos(query, viewer: Viewer(identity), after: try Positions.ranked(after), limit: limit, on: connection)
+                try SearchStore().videos(query, viewer: Viewer(identity), after: try Positions.search(after), limit: limit, on: connection)
             },
-            position: { Positions.ranked($0.1.tier, $0.1.rank, $0.1.id) },
+            position: { Positions.search($0.1) },
             present: { rows, connection in try Presenter(identity, connection).videos(rows.map(\.0)) })
     }
 
+    /// `q` is 1 to 200 characters after trimming, counted like every text limit (API.md "Text").
+    static let qRule = TextRule("A search (q)", characters: 1...SearchQuery.maxInputLength)
+
     private static func query(_ request: Request) throws(APIError) -> (SearchQuery, String) {
-        let text = request.query["q"] ?? ""
+        let text = try qRule.validated(request.query["q"] ?? "") { APIError.validation("q", $0) }
         guard let query = SearchQuery(text) else { throw APIError.validation("q", "q needs at least one word.") }
         return (query, text)
     }

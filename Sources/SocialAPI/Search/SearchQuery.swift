@@ -7,8 +7,16 @@
 struct SearchQuery: Sendable, Equatable {
     /// More words are ignored.
     static let maxWords = 16
-    /// Longer input is cut to this many characters before it is split.
+    /// Longer input is cut to this many characters before it is split (the route refuses it first).
     static let maxInputLength = 200
+    /// The last word matches as a prefix only from this many characters on; a shorter last word
+    /// matches whole words only (`o` finds the word "O", not every word starting with o). A
+    /// one-letter prefix expands to a large share of the vocabulary, and FTS5 (3.40) merges the
+    /// doclists of every term a prefix expands to before returning a row, so its cost grew with
+    /// the corpus (`o*` read ~30% of the video index: 7-17 ms on the large benchmark). Prefixes
+    /// of 2 and 3 characters are read from FTS5 prefix indexes (`prefix = '2 3'`, migration
+    /// 0005) as one doclist, lazily, like a whole word; longer ones expand to few terms.
+    static let minimumPrefixLength = 2
 
     /// The input split into tokens the way unicode61 splits them: runs of letters and digits (Unicode categories
     /// L*, N* and Co); everything else separates (`stephane_kubica` -> `["stephane", "kubica"]`). Case and accents
@@ -38,16 +46,23 @@ struct SearchQuery: Sendable, Equatable {
         self.words = words
     }
 
-    /// `"w1" "w2" "w3"*`: every word must match, the last one as a prefix (FTS5's implicit AND).
+    /// True when the last word matches as a prefix (at least `minimumPrefixLength` characters).
+    var lastWordIsPrefix: Bool { (words.last?.count ?? 0) >= Self.minimumPrefixLength }
+
+    /// `"w1" "w2" "w3"*`: every word must match, the last one as a prefix (FTS5's implicit AND)
+    /// when it is long enough, otherwise as a whole word.
     var prefixMatch: String {
-        words.indices.map { index in
-            Self.quoted(words[index]) + (index == words.index(before: words.endIndex) ? "*" : "")
-        }.joined(separator: " ")
+        lastWordIsPrefix ? wholeWordMatch + "*" : wholeWordMatch
     }
 
     /// The same words, all quoted, none as a prefix: matches only whole words (used to rank whole-word matches first).
     var wholeWordMatch: String {
         words.map(Self.quoted).joined(separator: " ")
+    }
+
+    /// Every word whole, all in column `column` (an FTS5 column filter over the group).
+    func wholeWordMatch(inColumn column: String) -> String {
+        "{\(column)} : (\(wholeWordMatch))"
     }
 
     /// An FTS5 string: double-quoted, with `"` doubled. Words hold only letters, digits and marks, so there is no

@@ -9,6 +9,7 @@ public enum Schema {
         migration("0002_videos_and_activities", PackageResources._002_videos_and_activities_sql),
         migration("0003_feeds_and_outbox", PackageResources._003_feeds_and_outbox_sql),
         migration("0004_follower_index", PackageResources._004_follower_index_sql),
+        migration("0005_search_prefix_indexes", PackageResources._005_search_prefix_indexes_sql),
         migration("0006_notifications", PackageResources._006_notifications_sql),
     ]
 
