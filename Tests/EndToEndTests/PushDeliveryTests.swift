@@ -176,6 +176,30 @@ final class PushDeliveryTests: XCTestCase {
         }
     }
 
+    /// Devices brought over from Parse's `_Installation` are pushed to like new ones.
+    func testImportedInstallationsArePushedTo() throws {
+        standIn = try StandIn(script: ["apnsTeamId": Self.teamID, "apnsKeyId": Self.keyID])
+        server = try TestServer(extraArguments: pushArguments())
+        let token = Self.deviceToken()
+        var export = ParseExport()
+        export.users = [ParseExport.user("ParseUser01", "parse_owner")]
+        export.installations = [["objectId": "ParseInst01", "deviceType": "ios", "deviceToken": token, "localeIdentifier": "en-GB",
+                                 "user": ParseExport.pointer("_User", "ParseUser01"),
+                                 "createdAt": "2014-01-02T03:04:05.678Z", "updatedAt": "2014-01-02T03:04:05.678Z"]]
+        let folder = try export.write()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let imported = server.runCLI(["import-parse", folder.path])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        try server.start()
+        client = HTTPClient(port: server.port)
+        let fan = try client.signup()
+        assertSuccess(try client.request("PUT", "/v1/users/ParseUser01/follow", token: fan.token), 200)
+        let received = waitForPushes(to: token)
+        XCTAssertEqual(received.count, 1)
+        let payload = try XCTUnwrap(JSONSerialization.jsonObject(with: Data((received.first?["body"] as? String ?? "").utf8)) as? [String: Any])
+        XCTAssertEqual(child(child(payload, "aps"), "alert")?["body"] as? String, "\(fan.user["displayName"] as? String ?? "") started following you.")
+    }
+
     func testWebhookAndPushTestCommand() throws {
         standIn = try StandIn(script: ["apnsTeamId": Self.teamID, "apnsKeyId": Self.keyID, "webhookSecret": "relay-secret"])
         server = try TestServer(extraArguments: pushArguments() + ["--webhook-url", "\(standIn.baseURL)/relay", "--webhook-secret", "relay-secret"])

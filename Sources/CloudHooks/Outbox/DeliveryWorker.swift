@@ -33,7 +33,7 @@ public final class DeliveryWorker: Sendable {
         public var lane = OutboxLane.push
         public var pollInterval: Double = 0.05
         /// Jobs leased and delivered together (HTTP/2 sends them side by side).
-        public var batch = 200
+        public var batch = 500
         /// How long a leased job stays ours: more than `deliver` may take for a batch, so a
         /// live worker never loses its lease; a dead one's jobs come back after it.
         public var leaseMillis: Int64 = 60_000

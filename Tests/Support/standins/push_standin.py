@@ -32,12 +32,14 @@ import os
 import signal
 import ssl
 import sys
+import time
 import urllib.parse
 
 import h2.config
 import h2.connection
 import h2.events
 import h2.exceptions
+import h2.settings
 import jwt
 import trustme
 from cryptography.hazmat.primitives import serialization
@@ -75,6 +77,7 @@ class StandIn:
         self.issued = set()
         self.port = None
         self.log = open(os.path.join(directory, "requests.jsonl"), "a", encoding="utf-8")
+        self.verdicts = {}
 
     def scripted(self, key):
         answers = self.responses.get(key)
@@ -83,15 +86,18 @@ class StandIn:
         return answers.pop(0) if len(answers) > 1 else answers[0]
 
     def record(self, entry):
+        # Flushed once per batch of frames read (serve_connection), before any answer of the
+        # batch is sent: a client that saw an answer finds its request in the log.
         self.log.write(json.dumps(entry) + "\n")
-        self.log.flush()
 
     # Each handler returns (entry fields, status, headers, body bytes).
     def apns(self, headers, path, body):
         token = path[len("/3/device/"):]
         verdict = {"valid": False}
         auth = headers.get("authorization", "")
-        if auth.startswith("bearer "):
+        if auth.startswith("bearer ") and auth in self.verdicts:
+            verdict = self.verdicts[auth]
+        elif auth.startswith("bearer "):
             raw = auth[len("bearer "):]
             try:
                 claims = jwt.decode(raw, self.apns_public, algorithms=["ES256"],
@@ -102,6 +108,8 @@ class StandIn:
                            "header": header, "claims": claims}
             except jwt.PyJWTError as error:
                 verdict = {"valid": False, "error": type(error).__name__}
+            # A provider token is reused for many requests (that is the point of it): verified once.
+            self.verdicts[auth] = verdict
         if not verdict["valid"]:
             return {"jwt": verdict}, 403, {}, json.dumps({"reason": "InvalidProviderToken"}).encode()
         answer = self.scripted(token) or {"status": 200}
@@ -164,7 +172,7 @@ class StandIn:
         else:
             handler = self.webhook
         fields, status, reply_headers, reply_body = handler(headers, path, body)
-        self.record({"connection": connection, "method": headers.get(":method"), "path": path,
+        self.record({"t": time.time(), "connection": connection, "method": headers.get(":method"), "path": path,
                      "headers": {k: v for k, v in headers.items() if not k.startswith(":")},
                      "body": body.decode("utf-8", "replace"), "status": status, **fields})
         return status, reply_headers, reply_body
@@ -191,6 +199,8 @@ class StandIn:
         connection = next(self.connections)
         h2_connection = h2.connection.H2Connection(
             config=h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
+        # APNs lets a connection carry up to 1,000 concurrent streams; so does the stand-in.
+        h2_connection.local_settings = h2.settings.Settings(client=False, initial_values={h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
         h2_connection.initiate_connection()
         writer.write(h2_connection.data_to_send())
         streams = {}
@@ -221,11 +231,13 @@ class StandIn:
                             self.reply(h2_connection, event.stream_id, answer)
                     elif isinstance(event, h2.events.ConnectionTerminated):
                         break
+                self.log.flush()
                 writer.write(h2_connection.data_to_send())
                 await writer.drain()
         except (ConnectionError, ssl.SSLError):
             pass
         finally:
+            self.log.flush()
             writer.close()
 
 

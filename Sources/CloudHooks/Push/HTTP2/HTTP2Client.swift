@@ -20,6 +20,12 @@ final class HTTP2Client: Sendable {
         /// Speak HTTP/2 without upgrade on `http://` URLs (h2c "prior knowledge"), as APNs and FCM
         /// stand-ins do; off for a webhook relay, which may speak HTTP/1.1 only.
         var cleartextHTTP2 = true
+        /// Requests in flight at once; the rest of a call wait for one of them to finish.
+        /// HTTP/2 servers cap concurrent streams per connection (APNs at 1,000 once the
+        /// connection is up, the stand-in too); past the cap libcurl parks transfers, and parked
+        /// transfers were seen to wait about 5 s each for a slot (BENCHMARKS.md "Push
+        /// delivery"), so a call never hands libcurl more than this.
+        var maxInFlight = 500
     }
 
     private let configuration: Configuration
@@ -31,6 +37,12 @@ final class HTTP2Client: Sendable {
         guard pn_curl_multi_setopt_long(handle, CURLMOPT_PIPELINING, pn_curlpipe_multiplex()) == CURLM_OK else {
             curl_multi_cleanup(handle)
             throw .curl(function: "curl_multi_setopt(CURLMOPT_PIPELINING)")
+        }
+        // libcurl opens no more than 100 streams on a connection by default and parks the rest;
+        // let the server's own limit (APNs: 1,000) decide instead. `maxInFlight` stays below it.
+        guard pn_curl_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, 1_000) == CURLM_OK else {
+            curl_multi_cleanup(handle)
+            throw .curl(function: "curl_multi_setopt(CURLMOPT_MAX_CONCURRENT_STREAMS)")
         }
         self.configuration = configuration
         multi = Mutex(CurlMulti(handle: handle))
@@ -66,29 +78,42 @@ final class CurlMulti {
                 curl_multi_remove_handle(handle, transfer.easy)
             }
         }
-        for (index, request) in requests.enumerated() {
-            switch CurlTransfer.make(request, configuration: configuration) {
-            case .failure(let error):
-                results[index] = .failure(error)
-            case .success(let transfer):
-                guard curl_multi_add_handle(handle, transfer.easy) == CURLM_OK else {
-                    results[index] = .failure(TransportError(function: "curl_multi_add_handle", code: -1, message: "could not add the transfer"))
-                    continue
+        var next = 0
+        var inFlight = 0
+        /// Adds requests until `maxInFlight` are in flight or none is left.
+        func admit() {
+            while next < requests.count, inFlight < max(1, configuration.maxInFlight) {
+                let index = next
+                next += 1
+                switch CurlTransfer.make(requests[index], configuration: configuration) {
+                case .failure(let error):
+                    results[index] = .failure(error)
+                case .success(let transfer):
+                    guard curl_multi_add_handle(handle, transfer.easy) == CURLM_OK else {
+                        results[index] = .failure(TransportError(function: "curl_multi_add_handle", code: -1, message: "could not add the transfer"))
+                        continue
+                    }
+                    transfers.append(transfer)
+                    byHandle[transfer.easy] = index
+                    inFlight += 1
                 }
-                transfers.append(transfer)
-                byHandle[transfer.easy] = index
             }
         }
+        admit()
 
         // Every transfer has a deadline (CURLOPT_TIMEOUT_MS), so `running` reaches 0.
         var running: Int32 = 1
-        while running > 0 {
+        while running > 0 || next < requests.count {
             let code = curl_multi_perform(handle, &running)
-            collectFinished(into: &results, byHandle: byHandle, transfers: transfers)
+            inFlight -= collectFinished(into: &results, byHandle: byHandle, transfers: transfers)
             guard code == CURLM_OK else {
                 let error = TransportError(function: "curl_multi_perform", code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)))
                 for index in results.indices where results[index] == nil { results[index] = .failure(error) }
                 break
+            }
+            if next < requests.count, inFlight < configuration.maxInFlight {
+                admit()
+                continue
             }
             if running > 0 {
                 // Waits for socket activity or libcurl's next timeout, at most a second.
@@ -101,7 +126,10 @@ final class CurlMulti {
         }
     }
 
-    private func collectFinished(into results: inout [HTTPResult?], byHandle: [UnsafeMutableRawPointer: Int], transfers: [CurlTransfer]) {
+    /// Records the transfers that ended; answers how many.
+    @discardableResult
+    private func collectFinished(into results: inout [HTTPResult?], byHandle: [UnsafeMutableRawPointer: Int], transfers: [CurlTransfer]) -> Int {
+        var finished = 0
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(handle, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE,
@@ -110,6 +138,8 @@ final class CurlMulti {
             else { continue }
             let code = message.pointee.data.result
             guard let transfer = transfers.first(where: { $0.easy == easy }) else { continue }
+            finished += 1
+            curl_multi_remove_handle(handle, easy)
             if code == CURLE_OK {
                 var status = 0
                 _ = pn_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
@@ -119,5 +149,6 @@ final class CurlMulti {
                     function: "curl_multi_perform", code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code))))
             }
         }
+        return finished
     }
 }
