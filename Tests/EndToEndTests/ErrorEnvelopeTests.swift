@@ -118,6 +118,8 @@ final class ErrorEnvelopeTests: ServerTestCase {
             ("an unknown version", "GET /healthz HTTP/x.y\r\nHost: 127.0.0.1\r\n\r\n"),
             ("a header line without a colon", "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColonHere\r\n\r\n"),
             ("a chunk size that is not hex", "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"),
+            ("a request line without a target", "GET\r\n\r\n"),
+            ("Content-Length beside Transfer-Encoding", "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
         ] {
             try assertRefusedAndClosed(raw, 400, label)
         }

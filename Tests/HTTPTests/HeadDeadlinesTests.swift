@@ -13,6 +13,13 @@ final class RequestHeadScreenTests: XCTestCase {
         XCTAssertTrue(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\r\nX-A: ".utf8) + [0]), "in a header of an unfinished head")
     }
 
+    func testARequestLineWithoutThreePartsIsRefused() {
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET\r\n\r\n".utf8)))
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET /\r\n\r\n".utf8)), "HTTP/0.9's shape")
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("\r\nnonsense\n".utf8)), "after a tolerated empty line")
+        XCTAssertFalse(RequestHeadScreen.refuses(Array("GET /".utf8)), "a line still arriving")
+    }
+
     func testValidHeadsAndBodiesPass() {
         XCTAssertFalse(RequestHeadScreen.refuses(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
         XCTAssertFalse(RequestHeadScreen.refuses(Array("\r\n\r\nGET / HTTP/1.1\r\n\r\n".utf8)), "empty lines before the request line")

@@ -17,14 +17,15 @@ import Glibc
 //   MHD's own small HTML body. Between maxHeaderBytes and that pool size we see the request
 //   and answer 414/431 with the envelope.
 // - a malformed Content-Length ("abc", "-5"): 400 with MHD's own body, connection closed.
-// - a request line MHD cannot parse ("GARBAGE"): connection closed without an answer.
-//   A line that starts with a NUL byte MHD would skip as an empty line and wait; the head
-//   screen in mhdConnectionNotify answers those 400 first (see RequestHeadScreen).
+// - a request line MHD cannot parse ("GARBAGE"): connection closed without an answer, unless
+//   it arrived with the connection's first bytes: the head screen in mhdConnectionNotify
+//   answers a NUL (which MHD would skip as an empty line, and wait) or a line without three
+//   parts with 400 first (see RequestHeadScreen).
 // - a malformed header line or chunk framing: 400 from MHD or a closed connection.
 // - a Content-Length that lies: too short leaves extra bytes that MHD parses as the next
 //   request (garbage there closes the connection); too long waits for the rest until the
 //   connection timeout (connectionTimeoutSeconds).
-// - Content-Length together with Transfer-Encoding: chunked: chunked wins (RFC 9112).
+// - Content-Length together with Transfer-Encoding: refused by us (400, connection closed).
 
 /// Per-request state, created on the first access-handler call.
 final class RequestBox: Sendable {
@@ -221,8 +222,11 @@ extension ServerCore {
 
         // MHD 0.9.75 uses the first of several Content-Length headers; differing values are a
         // request-smuggling shape, so they are refused as malformed (400, connection closed).
+        // Content-Length beside Transfer-Encoding is the other smuggling shape: RFC 9112 section 6.1
+        // lets a server refuse it and requires the connection closed after answering.
         let lengths = headers.filter { asciiCaseInsensitiveEquals($0.0, "Content-Length") }.map(\.1)
-        let contentLength = Set(lengths).count > 1 ? "conflicting" : lengths.first
+        let chunked = headers.contains { asciiCaseInsensitiveEquals($0.0, "Transfer-Encoding") }
+        let contentLength = Set(lengths).count > 1 || (chunked && !lengths.isEmpty) ? "conflicting" : lengths.first
         let action = box.upload.withLock {
             $0.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: contentLength, malformedURL: malformedURL)
         }
