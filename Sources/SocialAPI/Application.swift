@@ -143,6 +143,7 @@ public final class Application: Sendable {
         router.add(middleware: AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead))
 
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
+        ConsoleRoutes().register(on: router)
         AccountRoutes(accounts: accounts, database: database, hooks: hooks, moderation: moderation).register(on: router)
         let lists = PagedLists(database: database, codec: cursors)
         UserRoutes(lists: lists, social: social).register(on: router)
