@@ -232,7 +232,8 @@
       flag.reason ? el("span", { class: "reason" }, flag.reason) : el("span", { class: "reason none" }, "no reason given")));
     return el("li", { class: "card video" + (video.hidden ? " is-hidden" : ""), "data-video-id": video.id },
       el("div", { class: "thumb" },
-        thumbnail ? el("img", { src: thumbnail, alt: "", loading: "lazy", width: 480, height: 360 }) : null,
+        // A thumbnail that does not load leaves the grey frame rather than a broken-image icon.
+        thumbnail ? el("img", { src: thumbnail, alt: "", loading: "lazy", width: 480, height: 360, onerror: (event) => event.target.classList.add("broken") }) : null,
         el("span", { class: "badge count", title: "Flags" }, String(item.flagsCount) + (item.flagsCount === 1 ? " flag" : " flags")),
         video.hidden ? el("span", { class: "badge hidden" }, "Hidden") : null),
       el("div", { class: "body" },
