@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "SocialAPI",
             dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Crypto", "Telemetry"],
-            resources: [.embedInCode("openapi.json")],
+            resources: [.embedInCode("openapi.json"), .embedInCode("Console")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -37,14 +37,15 @@ public final class Accounts: Sendable {
         public let sessionKey: String
     }
 
-    private let database: any Database
+    // Internal (not private) for Accounts+Standing.swift: bans and role changes.
+    let database: any Database
     private let configuration: Configuration
     private let clock: any Clock
     private let hasher: PasswordHasher
     private let throttle: LoginThrottle
     private let store = AccountStore()
     private let sessions = SessionStore()
-    private let cache: SessionCache
+    let cache: SessionCache
 
     public init(database: any Database, configuration: Configuration = .init(), clock: any Clock = SystemClock()) {
         self.database = database

@@ -51,6 +51,7 @@ public final class Application: Sendable {
     public let rallies: Rallies
     public let videos: Videos
     let social: Social
+    let moderation: Moderation
     let cursors: CursorCodec
     public let metrics: MetricsRegistry
     public let logger: Logger
@@ -117,6 +118,7 @@ public final class Application: Sendable {
         rallies = Rallies(database: database, clock: clock)
         videos = Videos(database: database, hooks: hooks, clock: clock)
         social = Social(database: database, hooks: hooks, videos: videos, clock: clock)
+        moderation = Moderation(database: database, accounts: accounts, hooks: hooks, videos: videos, social: social, clock: clock)
         cursors = CursorCodec(key: try CursorSecret.load(dataDirectory: configuration.dataDirectory, configured: configuration.cursorSecret))
     }
 
@@ -141,14 +143,15 @@ public final class Application: Sendable {
         router.add(middleware: AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead))
 
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
-        AccountRoutes(accounts: accounts, database: database, hooks: hooks).register(on: router)
+        ConsoleRoutes().register(on: router)
+        AccountRoutes(accounts: accounts, database: database, hooks: hooks, moderation: moderation).register(on: router)
         let lists = PagedLists(database: database, codec: cursors)
         UserRoutes(lists: lists, social: social).register(on: router)
         RallyRoutes(lists: lists, rallies: rallies).register(on: router)
-        VideoRoutes(lists: lists, videos: videos, social: social).register(on: router)
+        VideoRoutes(lists: lists, videos: videos, social: social, moderation: moderation).register(on: router)
         SearchRoutes(lists: lists).register(on: router)
         FeedRoutes(lists: lists).register(on: router)
-        ModerationRoutes(database: database, videos: videos).register(on: router)
+        ModerationRoutes(lists: lists, moderation: moderation, clock: clock).register(on: router)
         NotificationRoutes(lists: lists, installations: installations, clock: clock).register(on: router)
         return router.build()
     }

@@ -72,10 +72,24 @@ public struct Viewer: Sendable, Equatable {
         !video.hidden || canModerate || video.ownerID == userID
     }
 
-    /// The SQL condition that keeps only the videos this viewer may see (`alias` names the videos table).
+    /// The SQL condition that keeps only the videos this viewer may see (`alias` names the
+    /// videos table): not hidden and not by a banned owner, unless the viewer owns it or
+    /// moderates.
     public func visibilityFilter(_ alias: String = "v") -> SQL {
         if canModerate { return "1 = 1" }
-        if let userID { return "(\(unsafe: alias).hidden = 0 OR \(unsafe: alias).owner_id = \(userID))" }
-        return "\(unsafe: alias).hidden = 0"
+        let shown: SQL = "(\(unsafe: alias).hidden = 0 AND \(unsafe: alias).owner_id NOT IN (\(Self.bannedUserIDs)))"
+        if let userID { return "(\(shown) OR \(unsafe: alias).owner_id = \(userID))" }
+        return shown
     }
+
+    /// The SQL condition that keeps only activities (likes, comments, follows) whose author
+    /// is not banned, for viewers who do not moderate (`alias` names the activities table).
+    public func authorFilter(_ alias: String = "a", column: String = "from_user_id") -> SQL {
+        if canModerate { return "1 = 1" }
+        return "\(unsafe: alias).\(unsafe: column) NOT IN (\(Self.bannedUserIDs))"
+    }
+
+    /// The ids of banned accounts: a handful, read once per statement from the partial index
+    /// `users_banned` (0007_moderation.sql).
+    public static let bannedUserIDs: SQL = "SELECT id FROM users WHERE banned_at IS NOT NULL"
 }

@@ -98,6 +98,11 @@ public struct VideoStore: Sendable {
         case flags = "flags_count"
     }
 
+    /// Whether the video's owner is banned (their videos are then out of sight like hidden ones).
+    public func isOwnerBanned(_ video: Video, on connection: any DatabaseConnection) throws -> Bool {
+        try connection.fetchValue("SELECT banned_at IS NOT NULL FROM users WHERE id = \(video.ownerID)", as: Bool.self) ?? false
+    }
+
     /// Hides or shows a video.
     public func setHidden(_ hidden: Bool, videoID: String, now: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("UPDATE videos SET hidden = \(hidden), updated_at = \(now) WHERE id = \(videoID)")

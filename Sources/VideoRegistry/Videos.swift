@@ -68,6 +68,10 @@ public final class Videos: Sendable {
     /// The same check inside a caller's transaction.
     public func visible(id: String, viewer: Viewer, on connection: any DatabaseConnection) throws -> Video {
         guard let video = try store.find(id: id, on: connection), viewer.canSee(video) else { throw VideoRegistryError.notFound }
+        // A banned owner's videos are out of sight like hidden ones (moderators still see them).
+        if !viewer.canModerate, video.ownerID != viewer.userID, try store.isOwnerBanned(video, on: connection) {
+            throw VideoRegistryError.notFound
+        }
         return video
     }
 
@@ -96,27 +100,38 @@ public final class Videos: Sendable {
 
     /// Deletes a video (owner, moderator, admin); the hooks remove every activity about it.
     public func delete(id: String, by identity: Accounts.Identity) throws {
-        let viewer = Viewer(identity)
-        try database.write { connection in
-            let video = try visible(id: id, viewer: viewer, on: connection)
-            guard video.ownerID == identity.userID || identity.role.canModerate else {
-                throw VideoRegistryError.forbidden("Only its owner or a moderator can delete a video.")
-            }
-            try hooks.delete(video, on: connection) { try store.delete(id: video.id, on: connection) }
+        try database.write { connection in _ = try delete(id: id, by: identity, on: connection) }
+    }
+
+    /// The same inside a caller's transaction (moderation logs it there); answers the deleted video.
+    public func delete(id: String, by identity: Accounts.Identity, on connection: any DatabaseConnection) throws -> Video {
+        let video = try visible(id: id, viewer: Viewer(identity), on: connection)
+        guard video.ownerID == identity.userID || identity.role.canModerate else {
+            throw VideoRegistryError.forbidden("Only its owner or a moderator can delete a video.")
         }
+        try hooks.delete(video, on: connection) { try store.delete(id: video.id, on: connection) }
+        return video
     }
 
     /// Hides or restores a video (moderators and admins).
     public func setHidden(_ hidden: Bool, id: String, by identity: Accounts.Identity) throws -> Video {
+        try database.write { connection in try setHidden(hidden, id: id, by: identity, on: connection) }
+    }
+
+    /// The same inside a caller's transaction (moderation logs it there).
+    public func setHidden(_ hidden: Bool, id: String, by identity: Accounts.Identity, on connection: any DatabaseConnection) throws -> Video {
         guard identity.role.canModerate else { throw VideoRegistryError.forbidden("Only moderators can hide or restore videos.") }
-        let now = clock.nowMillis()
-        return try database.write { connection in
-            guard let previous = try store.find(id: id, on: connection) else { throw VideoRegistryError.notFound }
-            var video = previous
-            video.hidden = hidden
-            try hooks.save(video, previous: previous, on: connection) { try store.update(video, now: now, on: connection) }
-            return video
-        }
+        guard let previous = try store.find(id: id, on: connection) else { throw VideoRegistryError.notFound }
+        var video = previous
+        video.hidden = hidden
+        try hooks.save(video, previous: previous, on: connection) { try store.update(video, now: clock.nowMillis(), on: connection) }
+        return video
+    }
+
+    /// The video, whatever its visibility, inside a caller's transaction (moderation).
+    public func find(id: String, on connection: any DatabaseConnection) throws -> Video {
+        guard let video = try store.find(id: id, on: connection) else { throw VideoRegistryError.notFound }
+        return video
     }
 
     private static func title(_ value: String) throws -> String {

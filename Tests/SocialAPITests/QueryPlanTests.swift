@@ -80,7 +80,7 @@ final class QueryPlanTests: XCTestCase {
     func testNewsFeedReadsThroughItsIndex() throws {
         let reader = Accounts.Identity(userID: "u", userSeq: 1, role: .user, sessionKey: "k")
         let plan = try plans { c in
-            _ = try FeedStore().news(readerID: "u", after: page, limit: 20,
+            _ = try FeedStore().news(readerID: "u", viewer: Presenter(reader, c).viewer, after: page, limit: 20,
                                      selecting: Presenter.activitySelection(for: reader), on: c)
         }.joined(separator: " | ")
         XCTAssertTrue(plan.contains("activities_to_recent"), plan)

@@ -1,4 +1,5 @@
 import Storage
+import VideoRegistry
 
 /// The SQL of the `activities` table.
 struct ActivityStore: Sendable {
@@ -34,6 +35,13 @@ struct ActivityStore: Sendable {
         try connection.execute("DELETE FROM activities WHERE id = \(id)")
     }
 
+    /// Every flag on a video (moderation's dismiss).
+    func flags(videoID: String, on connection: any DatabaseConnection) throws -> [Activity] {
+        try connection.fetchAll("""
+            SELECT \(Activity.columns) FROM activities a WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.inappropriate.sql)
+            """).map(Activity.init(row:))
+    }
+
     /// Every activity from or to a user (account deletion).
     func involving(userID: String, on connection: any DatabaseConnection) throws -> [Activity] {
         try connection.fetchAll("""
@@ -44,21 +52,21 @@ struct ActivityStore: Sendable {
     }
 
     /// A video's comments, oldest first, as `selection` reads them.
-    func comments<Item>(videoID: String, after: Position?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
+    func comments<Item>(videoID: String, viewer: Viewer, after: Position?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
         let position: SQL = after.map { "AND (a.created_at, a.id) > (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT \(selection.columns) FROM activities a \(selection.joins)
-            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.comment.sql) \(position)
+            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.comment.sql) \(position) AND \(viewer.authorFilter())
             ORDER BY a.created_at, a.id LIMIT \(limit)
             """, reading: selection.read)
     }
 
     /// A video's likes, most recent first.
-    func likes(videoID: String, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [Activity] {
+    func likes(videoID: String, viewer: Viewer, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [Activity] {
         let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT \(Activity.columns) FROM activities a
-            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.like.sql) \(position)
+            WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.like.sql) \(position) AND \(viewer.authorFilter())
             ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
             """).map(Activity.init(row:))
     }

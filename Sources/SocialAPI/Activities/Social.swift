@@ -64,17 +64,26 @@ final class Social: Sendable {
     }
 
     /// Deletes a comment: its author, the video's owner, moderators and admins may.
-    func deleteComment(id: String, by identity: Accounts.Identity) throws {
-        try database.write { connection in
-            guard let comment = try activities.find(id: id, on: connection), comment.kind == .comment,
-                  let videoID = comment.videoID,
-                  let video = try? registry.visible(id: videoID, viewer: Viewer(identity), on: connection) else {
-                throw SocialError.notFound("No such comment.")
-            }
-            guard comment.fromUserID == identity.userID || video.ownerID == identity.userID || identity.role.canModerate else {
-                throw SocialError.forbidden("Only the comment's author, the video's owner or a moderator can delete it.")
-            }
-            try remove(comment, on: connection)
+    /// Answers whether the caller deleted it as a moderator (neither author nor owner), inside
+    /// the caller's transaction, so that moderation can log it there.
+    func deleteComment(id: String, by identity: Accounts.Identity, on connection: any DatabaseConnection) throws -> (comment: Activity, asModerator: Bool) {
+        guard let comment = try activities.find(id: id, on: connection), comment.kind == .comment,
+              let videoID = comment.videoID,
+              let video = try? registry.visible(id: videoID, viewer: Viewer(identity), on: connection) else {
+            throw SocialError.notFound("No such comment.")
+        }
+        let ownsIt = comment.fromUserID == identity.userID || video.ownerID == identity.userID
+        guard ownsIt || identity.role.canModerate else {
+            throw SocialError.forbidden("Only the comment's author, the video's owner or a moderator can delete it.")
+        }
+        try remove(comment, on: connection)
+        return (comment, !ownsIt)
+    }
+
+    /// Deletes a video's flags through the pipeline (moderation's dismiss), inside the caller's transaction.
+    func clearFlags(videoID: String, on connection: any DatabaseConnection) throws {
+        for flag in try activities.flags(videoID: videoID, on: connection) {
+            try remove(flag, on: connection)
         }
     }
 

@@ -33,18 +33,19 @@ struct FeedStore {
         return try connection.fetchAll("""
             SELECT t.created_at, t.activity_seq, \(selection.columns)
             FROM following_timeline t JOIN activities a ON a.seq = t.activity_seq AND a.created_at = t.created_at \(selection.joins)
-            WHERE t.user_seq = \(readerSeq) \(position) AND (a.video_id IS NULL OR \(viewer.visibilityFilter()))
+            WHERE t.user_seq = \(readerSeq) \(position) AND (a.video_id IS NULL OR \(viewer.visibilityFilter())) AND \(viewer.authorFilter())
             ORDER BY t.created_at DESC, t.activity_seq DESC LIMIT \(limit)
             """, reading: Self.positioned(selection))
     }
 
     /// Likes, comments and follows aimed at the reader by others, newest first. Flags are
     /// never shown to the video's owner. `selection` reads an activity `a`.
-    func news<Item>(readerID: String, after: TimePosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, TimePosition)] {
+    func news<Item>(readerID: String, viewer: Viewer, after: TimePosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, TimePosition)] {
         let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT a.created_at, a.id, \(selection.columns) FROM activities a \(selection.joins)
             WHERE a.to_user_id = \(readerID) AND a.from_user_id <> \(readerID) AND a.type <> \(ActivityKind.inappropriate.sql) \(position)
+              AND \(viewer.authorFilter())
             ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
             """, reading: Self.positioned(selection))
     }

@@ -21,6 +21,14 @@ import VideoRegistry
 /// - Account before delete: its videos deleted through the pipeline (so the video hooks
 ///   run), then every remaining activity from or to it (so the activity hooks correct
 ///   everyone else's counters).
+/// - Account saved with a ban or an unban: the counters its content moves (see `BanCounters`).
+///
+/// A banned user's videos, likes and comments count nowhere while the ban lasts: the rule
+/// is "a video counts when its owner is not banned; a like or comment counts when its author
+/// is not banned". The ban's transaction takes them out of every counter and the unban's
+/// puts them back; the hooks above read the author's or owner's ban inside the write's own
+/// transaction, so a like racing the ban (it passed the session check just before the ban
+/// committed) is counted or not by the same rule, and the unban restores exactly what is there.
 enum BuiltInHooks {
     struct Configuration: Sendable {
         /// Distinct flags that hide a video automatically (API.md "Moderation").
@@ -32,6 +40,7 @@ enum BuiltInHooks {
         let videos = VideoStore()
         let rallies = RallyStore()
         let activities = ActivityStore()
+        let log = ModerationLogStore()
 
         registry.afterSave(Activity.self) { event in
             guard event.isInsert else { return }
@@ -39,7 +48,14 @@ enum BuiltInHooks {
             if event.entity.kind == .inappropriate, let videoID = event.entity.videoID,
                let video = try videos.find(id: videoID, on: event.connection),
                !video.hidden, video.flagsCount >= configuration.autoHideFlags {
-                try videos.setHidden(true, videoID: videoID, now: event.entity.createdAt, on: event.connection)
+                // Through the pipeline like a moderator's hide, and logged with no actor.
+                var hidden = video
+                hidden.hidden = true
+                try event.hooks.save(hidden, previous: video, on: event.connection) {
+                    try videos.setHidden(true, videoID: videoID, now: event.entity.createdAt, on: event.connection)
+                }
+                try log.record(.autoHide, by: nil, on: .video, id: videoID, reason: "\(video.flagsCount) distinct flags",
+                               now: event.entity.createdAt, on: event.connection)
             }
         }
         registry.afterDelete(Activity.self) { event in
@@ -47,7 +63,7 @@ enum BuiltInHooks {
         }
 
         registry.afterSave(Video.self) { event in
-            guard event.isInsert else { return }
+            guard event.isInsert, try !accounts.isBanned(userID: event.entity.ownerID, on: event.connection) else { return }
             try accounts.adjust(.videos, of: event.entity.ownerID, by: 1, on: event.connection)
             try rallies.adjustVideosCount(rallyID: event.entity.rallyID, by: 1, on: event.connection)
         }
@@ -55,8 +71,14 @@ enum BuiltInHooks {
             try event.connection.execute("DELETE FROM activities WHERE video_id = \(event.entity.id)")
         }
         registry.afterDelete(Video.self) { event in
+            guard try !accounts.isBanned(userID: event.entity.ownerID, on: event.connection) else { return }
             try accounts.adjust(.videos, of: event.entity.ownerID, by: -1, on: event.connection)
             try rallies.adjustVideosCount(rallyID: event.entity.rallyID, by: -1, on: event.connection)
+        }
+
+        registry.afterSave(Account.self) { event in
+            guard let previous = event.previous, previous.isBanned != event.entity.isBanned else { return }
+            try BanCounters.move(contentOf: event.entity.id, by: event.entity.isBanned ? -1 : 1, on: event.connection)
         }
 
         registry.beforeDelete(Account.self) { event in
@@ -75,6 +97,8 @@ enum BuiltInHooks {
         switch activity.kind {
         case .like, .comment, .inappropriate:
             guard let videoID = activity.videoID else { return }
+            // A banned author's likes and comments are out of every counter (see above); flags still count for moderators.
+            if activity.kind != .inappropriate, try AccountStore().isBanned(userID: activity.fromUserID, on: connection) { return }
             let counter: VideoStore.Counter = activity.kind == .like ? .likes : activity.kind == .comment ? .comments : .flags
             try VideoStore().adjust(counter, of: videoID, by: delta, on: connection)
         case .follow:

@@ -99,6 +99,7 @@ struct NotificationStore {
             SELECT n.seq, n.id, n.kind, n.activity_id, n.video_id, n.created_at, n.read_at
             FROM notifications n LEFT JOIN videos v ON v.id = n.video_id
             WHERE n.user_id = \(recipientID) \(position) AND (n.video_id IS NULL OR \(viewer.visibilityFilter()))
+              AND \(viewer.authorFilter("n", column: "actor_id"))
             ORDER BY n.seq DESC LIMIT \(limit)
             """, reading: { reader in
             NotificationRow(

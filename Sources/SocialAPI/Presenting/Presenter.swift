@@ -55,7 +55,7 @@ struct Presenter {
         }
     }
 
-    private func usersByID(_ ids: Set<String>) throws -> [String: UserJSON] {
+    func usersByID(_ ids: Set<String>) throws -> [String: UserJSON] {
         let found = try accounts.find(ids: Array(ids), on: connection)
         return Dictionary(uniqueKeysWithValues: zip(found.map(\.id), try users(found)))
     }

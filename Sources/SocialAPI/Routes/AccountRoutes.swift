@@ -10,6 +10,7 @@ struct AccountRoutes {
     let accounts: Accounts
     let database: any Database
     let hooks: Hooks
+    let moderation: Moderation
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/users", options: .offload, signUp)
@@ -103,13 +104,14 @@ struct AccountRoutes {
         return .json(200, try database.read { connection in try Presenter(context.identity, connection).user(account) })
     }
 
+    /// Admins only; logged in the moderation log, with the body's optional `reason`.
     @Sendable func setRole(_ request: Request, _ context: Context) throws -> Response {
-        _ = try context.admin()
+        let admin = try context.admin()
         let body = try JSONBody.parse(request)
         guard let role = Role(rawValue: try body.requireString("role")) else {
             throw APIError.validation("role", "role must be one of user, moderator, admin.")
         }
-        let account = try accounts.setRole(role, idOrUsername: try context.parameters.require("id"))
+        let account = try moderation.setRole(role, userKey: try context.parameters.require("id"), reason: try body.string("reason"), by: admin)
         return .json(200, try database.read { connection in try Presenter(context.identity, connection).user(account) })
     }
 }

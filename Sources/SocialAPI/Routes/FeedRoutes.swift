@@ -41,7 +41,7 @@ struct FeedRoutes {
         let me = try context.caller()
         return try lists.respond(request, scope: "feed-news|\(me.userID)",
             fetch: { after, limit, connection in
-                try FeedStore().news(readerID: me.userID, after: try Positions.time(after), limit: limit,
+                try FeedStore().news(readerID: me.userID, viewer: Viewer(me), after: try Positions.time(after), limit: limit,
                                      selecting: Presenter.activitySelection(for: me), on: connection)
             },
             position: { Positions.time($0.1.createdAt, $0.1.id) },

@@ -1,28 +1,121 @@
 import Auth
+import CloudHooks
 import HTTP
 import Storage
 import VideoRegistry
 
-/// API.md "Moderation": hiding and restoring videos (moderators and admins).
+/// API.md "Moderation": the queue, actions on videos and users, the log (moderators and
+/// admins), and the outbox's dead letters (admins). Every action takes an optional
+/// `{"reason"}` and answers 200 with the object acted on.
 struct ModerationRoutes {
-    let database: any Database
-    let videos: Videos
+    let lists: PagedLists
+    let moderation: Moderation
+    let clock: any Clock
+
+    private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
+        router.get("/v1/moderation/queue", queue)
         router.post("/v1/moderation/videos/{id}/hide", options: .blocking, hide)
         router.post("/v1/moderation/videos/{id}/restore", options: .blocking, restore)
+        router.post("/v1/moderation/videos/{id}/dismiss", options: .blocking, dismiss)
+        router.post("/v1/moderation/users/{id}/ban", options: .blocking, ban)
+        router.post("/v1/moderation/users/{id}/unban", options: .blocking, unban)
+        router.get("/v1/moderation/log", log)
+        router.get("/v1/moderation/outbox/dead", deadLetters)
+        router.post("/v1/moderation/outbox/{seq}/retry", options: .blocking, retry)
+    }
+
+    /// Videos with open flags, most flagged first, each with its flags' reasons and who raised them.
+    @Sendable func queue(_ request: Request, _ context: Context) throws -> Response {
+        let identity = try moderator(context)
+        let store = ModerationQueueStore()
+        return try lists.respond(request, scope: "moderation-queue",
+            fetch: { after, limit, connection in
+                try store.videos(after: try Positions.top(after), limit: limit, selecting: Presenter.videoSelection(for: identity), on: connection)
+            },
+            position: { Positions.top($0.video.flagsCount, $0.video.createdAt, $0.video.id) },
+            present: { videos, connection in
+                let flags = try videos.map { try store.flags(videoID: $0.video.id, on: connection) }
+                let users = try Presenter(identity, connection).usersByID(Set(flags.joined().map(\.userID)))
+                return zip(videos, flags).map { video, flags in
+                    QueueItemJSON(video: video, flags: flags.map { .init(user: users[$0.userID], reason: $0.reason, createdAt: $0.createdAt) })
+                }
+            })
     }
 
     @Sendable func hide(_ request: Request, _ context: Context) throws -> Response {
-        try setHidden(true, context)
+        try video(context, try moderation.setHidden(true, videoID: try context.parameters.require("id"), reason: try Self.reason(request), by: try context.caller()))
     }
 
     @Sendable func restore(_ request: Request, _ context: Context) throws -> Response {
-        try setHidden(false, context)
+        try video(context, try moderation.setHidden(false, videoID: try context.parameters.require("id"), reason: try Self.reason(request), by: try context.caller()))
     }
 
-    private func setHidden(_ hidden: Bool, _ context: Context) throws -> Response {
-        let video = try videos.setHidden(hidden, id: try context.parameters.require("id"), by: try context.caller())
-        return .json(200, try database.read { connection in try Presenter(context.identity, connection).video(video) })
+    @Sendable func dismiss(_ request: Request, _ context: Context) throws -> Response {
+        try video(context, try moderation.dismiss(videoID: try context.parameters.require("id"), reason: try Self.reason(request), by: try context.caller()))
+    }
+
+    @Sendable func ban(_ request: Request, _ context: Context) throws -> Response {
+        try user(context, try moderation.setBanned(true, userKey: try context.parameters.require("id"), reason: try Self.reason(request), by: try context.caller()))
+    }
+
+    @Sendable func unban(_ request: Request, _ context: Context) throws -> Response {
+        try user(context, try moderation.setBanned(false, userKey: try context.parameters.require("id"), reason: try Self.reason(request), by: try context.caller()))
+    }
+
+    /// What moderators did, newest first; `actor` is null for automatic hides.
+    @Sendable func log(_ request: Request, _ context: Context) throws -> Response {
+        let identity = try moderator(context)
+        return try lists.respond(request, scope: "moderation-log",
+            fetch: { after, limit, connection in try ModerationLogStore().page(after: try Positions.seqOnly(after), limit: limit, on: connection) },
+            position: { Positions.seqOnly($0.seq) },
+            present: { entries, connection in
+                let actors = try Presenter(identity, connection).usersByID(Set(entries.compactMap(\.actorID)))
+                return entries.map { LogEntryJSON(entry: $0, actor: $0.actorID.flatMap { actors[$0] }) }
+            })
+    }
+
+    /// Push and fan-out jobs that failed their last attempt, newest first (admins).
+    @Sendable func deadLetters(_ request: Request, _ context: Context) throws -> Response {
+        _ = try context.admin()
+        return try lists.respond(request, scope: "outbox-dead",
+            fetch: { after, limit, connection in try Outbox().dead(before: try Positions.seqOnly(after), limit: limit, on: connection) },
+            position: { Positions.seqOnly($0.seq) },
+            present: { entries, _ in entries.map(OutboxEntryJSON.init(entry:)) })
+    }
+
+    /// Makes a dead job due again with a fresh count of attempts (admins); answers the job.
+    @Sendable func retry(_ request: Request, _ context: Context) throws -> Response {
+        _ = try context.admin()
+        guard let seq = Int64(try context.parameters.require("seq")) else { throw APIError.notFound("No such dead job.") }
+        let now = clock.nowMillis()
+        let entry = try database.write { connection -> OutboxEntry in
+            guard try Outbox().revive(seq: seq, now: now, on: connection) == 1, let entry = try Outbox().entry(seq: seq, on: connection) else {
+                throw APIError.notFound("No such dead job.")
+            }
+            return entry
+        }
+        return .json(200, OutboxEntryJSON(entry: entry))
+    }
+
+    private func moderator(_ context: Context) throws -> Accounts.Identity {
+        let identity = try context.caller()
+        try Moderation.requireModerator(identity)
+        return identity
+    }
+
+    /// The optional `reason` of an action's body (an empty body is no reason).
+    static func reason(_ request: Request) throws(APIError) -> String? {
+        guard !request.body.isEmpty else { return nil }
+        return try JSONBody.parse(request).string("reason")
+    }
+
+    private func video(_ context: Context, _ video: Video) throws -> Response {
+        .json(200, try database.read { connection in try Presenter(context.identity, connection).video(video) })
+    }
+
+    private func user(_ context: Context, _ account: Account) throws -> Response {
+        .json(200, try database.read { connection in try Presenter(context.identity, connection).user(account) })
     }
 }

@@ -9,6 +9,7 @@ struct VideoRoutes {
     let lists: PagedLists
     let videos: Videos
     let social: Social
+    let moderation: Moderation
 
     private var database: any Database { lists.database }
 
@@ -59,7 +60,8 @@ struct VideoRoutes {
     }
 
     @Sendable func delete(_ request: Request, _ context: Context) throws -> Response {
-        try videos.delete(id: try context.parameters.require("id"), by: try context.caller())
+        // A moderator's deletion of someone else's video is logged, with the body's optional reason.
+        try moderation.deleteVideo(id: try context.parameters.require("id"), reason: try ModerationRoutes.reason(request), by: try context.caller())
         return .noContent()
     }
 
@@ -77,7 +79,7 @@ struct VideoRoutes {
         let identity = context.identity
         return try lists.respond(request, scope: "video-likes|\(video.id)",
             fetch: { after, limit, connection in
-                try ActivityStore().likes(videoID: video.id, after: try Positions.time(after), limit: limit, on: connection)
+                try ActivityStore().likes(videoID: video.id, viewer: Viewer(identity), after: try Positions.time(after), limit: limit, on: connection)
             },
             position: { Positions.time($0.createdAt, $0.id) },
             present: { likes, connection in try Presenter(identity, connection).users(ids: likes.map(\.fromUserID)) })
@@ -96,7 +98,7 @@ struct VideoRoutes {
         let identity = context.identity
         return try lists.respond(request, scope: "video-comments|\(video.id)",
             fetch: { after, limit, connection in
-                try ActivityStore().comments(videoID: video.id, after: try Positions.time(after), limit: limit,
+                try ActivityStore().comments(videoID: video.id, viewer: Viewer(identity), after: try Positions.time(after), limit: limit,
                                              selecting: Presenter.activitySelection(for: identity), on: connection)
             },
             position: { Positions.time($0.activity.createdAt, $0.activity.id) },
@@ -104,7 +106,7 @@ struct VideoRoutes {
     }
 
     @Sendable func deleteComment(_ request: Request, _ context: Context) throws -> Response {
-        try social.deleteComment(id: try context.parameters.require("id"), by: try context.caller())
+        try moderation.deleteComment(id: try context.parameters.require("id"), reason: try ModerationRoutes.reason(request), by: try context.caller())
         return .noContent()
     }
 

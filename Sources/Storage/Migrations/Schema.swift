@@ -11,6 +11,7 @@ public enum Schema {
         migration("0004_follower_index", PackageResources._004_follower_index_sql),
         migration("0005_search_prefix_indexes", PackageResources._005_search_prefix_indexes_sql),
         migration("0006_notifications", PackageResources._006_notifications_sql),
+        migration("0007_moderation", PackageResources._007_moderation_sql),
     ]
 
     private static func migration(_ name: String, _ bytes: [UInt8]) -> Migration {

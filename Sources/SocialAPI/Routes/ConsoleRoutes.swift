@@ -1,0 +1,45 @@
+import Auth
+import HTTP
+
+/// The moderation console (`/console/`): static HTML, CSS and JavaScript embedded in the binary
+/// (`Sources/SocialAPI/Console`), loaded without a session; every API call it makes needs one.
+///
+/// Served with a Content-Security-Policy that allows scripts, styles and everything else from
+/// this origin only (no inline script or style), images also from YouTube's thumbnail host,
+/// no framing, no `<base>`, forms posting only here; `nosniff` so a file is never run as
+/// another type, and no Referer leaves the console.
+struct ConsoleRoutes {
+    static let securityHeaders: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'self'; img-src 'self' https://i.ytimg.com; script-src 'self'; style-src 'self'; "
+            + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        // A new release's files are fetched again rather than mixed with cached old ones.
+        ("Cache-Control", "no-cache"),
+    ]
+
+    static let files: [String: (contentType: String, bytes: [UInt8])] = [
+        "console.js": ("text/javascript; charset=utf-8", PackageResources.console_js),
+        "console.css": ("text/css; charset=utf-8", PackageResources.console_css),
+    ]
+
+    func register(on router: RouterBuilder<Accounts.Identity>) {
+        router.get("/console/", page)
+        router.get("/console/{file}", file)
+    }
+
+    @Sendable func page(_ request: Request, _ context: Context) throws -> Response {
+        Self.serve("text/html; charset=utf-8", PackageResources.index_html)
+    }
+
+    @Sendable func file(_ request: Request, _ context: Context) throws -> Response {
+        let name = try context.parameters.require("file")
+        if name == "index.html" { return Self.serve("text/html; charset=utf-8", PackageResources.index_html) }
+        guard let file = Self.files[name] else { throw APIError.notFound("No such console file.") }
+        return Self.serve(file.contentType, file.bytes)
+    }
+
+    private static func serve(_ contentType: String, _ bytes: [UInt8]) -> Response {
+        Response(status: 200, headers: [("Content-Type", contentType)] + securityHeaders, body: bytes)
+    }
+}
