@@ -12,7 +12,6 @@ import VideoRegistry
 /// moderators; nobody bans an admin (an admin is made a moderator first) or themselves; only
 /// admins change roles, never their own.
 final class Moderation: Sendable {
-    static let reasonLength = 0...500
 
     private let database: any Database
     private let accounts: Accounts
@@ -140,9 +139,7 @@ final class Moderation: Sendable {
     /// A reason as stored: trimmed, at most 500 characters, nil when empty.
     private static func checked(_ reason: String?) throws(SocialError) -> String? {
         guard let reason else { return nil }
-        guard let text = TextRules.checked(reason, length: reasonLength) else {
-            throw .validation(field: "reason", message: "A reason is at most 500 characters, without NUL.")
-        }
+        let text = try Social.reasonRule.validated(reason) { SocialError.validation(field: "reason", message: $0) }
         return text.isEmpty ? nil : text
     }
 }
