@@ -34,6 +34,10 @@ public final class DeliveryWorker: Sendable {
         public var pollInterval: Double = 0.05
         /// Jobs leased and delivered together (HTTP/2 sends them side by side).
         public var batch = 500
+        /// Threads taking batches: with two, one leases, prepares and records while the other
+        /// waits on the network, so the database work of a batch hides behind the sending of
+        /// the one before.
+        public var workers = 2
         /// How long a leased job stays ours: more than `deliver` may take for a batch, so a
         /// live worker never loses its lease; a dead one's jobs come back after it.
         public var leaseMillis: Int64 = 60_000
@@ -52,7 +56,7 @@ public final class DeliveryWorker: Sendable {
     private let configuration: Configuration
     private let observe: @Sendable (OutboxJob, DeliveryResult, OutboxWorker.Outcome) -> Void
     private let outbox = Outbox()
-    private let loop = WorkerLoop()
+    private let loops: [WorkerLoop]
 
     public init(
         database: any Database, clock: any Clock = SystemClock(), configuration: Configuration = .init(),
@@ -64,22 +68,25 @@ public final class DeliveryWorker: Sendable {
         self.configuration = configuration
         self.deliver = deliver
         self.observe = observe
+        loops = (0..<max(1, configuration.workers)).map { _ in WorkerLoop() }
     }
 
     public func start() {
-        loop.start(name: "pacenote.outbox.\(configuration.lane)", pollInterval: configuration.pollInterval) { [self] in
-            ((try? runDueJobs()) ?? 0) < configuration.batch
+        for (index, loop) in loops.enumerated() {
+            loop.start(name: "pacenote.outbox.\(configuration.lane).\(index)", pollInterval: configuration.pollInterval) { [self] in
+                ((try? runDueJobs()) ?? 0) < configuration.batch
+            }
         }
     }
 
-    /// Finishes the batch in hand (its results are recorded), then stops.
+    /// Finishes the batches in hand (their results are recorded), then stops.
     public func stop() {
-        loop.stop()
+        for loop in loops { loop.stop() }
     }
 
     /// Asks the worker to look for due jobs now rather than at its next poll.
     public func wake() {
-        loop.wake()
+        for loop in loops { loop.wake() }
     }
 
     /// One pass: lease, deliver, record. Answers how many jobs it took. Public for tests and
