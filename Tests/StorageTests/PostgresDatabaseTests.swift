@@ -285,18 +285,28 @@ final class PostgresDatabaseTests: XCTestCase {
         }
         XCTAssertEqual(try temp.database.read { try $0.fetchValue("SELECT count(*) FROM kept", as: Int.self) }, 1)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", restart + " >/dev/null"]
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "pg_ctl restart")
+        XCTAssertEqual(try Self.runShell(restart + " >/dev/null 2>&1"), 0, "pg_ctl restart")
 
         // Every pooled session died with the old server; the next calls open new ones.
         XCTAssertEqual(try temp.database.read { try $0.fetchValue("SELECT count(*) FROM kept", as: Int.self) }, 1)
         try temp.database.write { try $0.execute("INSERT INTO kept VALUES (\(2))") }
         XCTAssertEqual(try temp.database.read { try $0.fetchValue("SELECT sum(n) FROM kept", as: Int.self) }, 3)
         XCTAssertTrue(temp.database.ping())
+    }
+
+    /// Runs a shell command and answers its exit status. posix_spawn and waitpid rather than
+    /// Foundation's Process, whose waitUntilExit waits on a descriptor the restarted server
+    /// inherits, and so never returned.
+    private static func runShell(_ command: String) throws -> Int32 {
+        var pid: pid_t = 0
+        let words: [String] = ["/bin/sh", "-c", command]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, arguments, environ)
+        guard spawned == 0 else { throw StorageError.connectionLost("posix_spawn failed: \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status >> 8) & 0xff
     }
 
     func testAWrongURLFailsAtOpen() throws {

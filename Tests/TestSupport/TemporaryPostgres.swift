@@ -23,11 +23,13 @@ public final class TemporaryPostgres: Sendable {
 
     public init(migrated: Bool = false, configure: (inout PostgresDatabase.Configuration) -> Void = { _ in }) throws {
         guard let base = Self.baseURL else { throw StorageError.connectionLost(Self.skipReason) }
-        schema = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let schema = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        self.schema = schema
         var adminConfiguration = PostgresDatabase.Configuration(url: base)
         adminConfiguration.readers = 1
         adminConfiguration.writers = 1
-        admin = try PostgresDatabase(configuration: adminConfiguration)
+        let admin = try PostgresDatabase(configuration: adminConfiguration)
+        self.admin = admin
         try admin.write { c in try c.execute(SQL(unsafeSQL: "CREATE SCHEMA \(schema)")) }
         // libpq URI parameter `options`: `-c search_path=<schema>,public`, percent-encoded.
         url = base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)%2Cpublic"
