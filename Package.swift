@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Typed wrappers for libcurl's variadic setopt/getinfo, which Swift cannot call.
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
 
@@ -33,9 +34,12 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
 
         // Storage and the domain.
+        // The PostgreSQL schema, in a target of its own: its files share their names with the
+        // SQLite ones, and SwiftPM names embedded files by base name (PostgresMigrationFiles.swift).
+        .target(name: "PostgresSchema", resources: [.embedInCode("migrations")], swiftSettings: swiftSettings),
         .target(
             name: "Storage",
-            dependencies: ["CSQLite", "Telemetry"],
+            dependencies: ["CSQLite", "CPostgres", "PostgresSchema", "Telemetry"],
             resources: [.embedInCode("migrations/sqlite")],
             swiftSettings: swiftSettings
         ),

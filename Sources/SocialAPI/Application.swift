@@ -64,13 +64,20 @@ public final class Application: Sendable {
     private let deliveryWorker: DeliveryWorker
 
     /// Opens the database and applies pending migrations.
-    public init(configuration: Configuration, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock = SystemClock()) throws {
+    ///
+    /// Which database is the caller's choice (`pacenote` picks the driver from `--database`);
+    /// `openDatabase` defaults to the embedded SQLite in the data directory. The migrations
+    /// applied are those of the database's dialect.
+    public init(
+        configuration: Configuration, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock = SystemClock(),
+        openDatabase: (Configuration, Logger) throws -> any Database = Application.openSQLite
+    ) throws {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
         self.clock = clock
-        database = try Self.openDatabase(configuration, logger: logger)
-        let applied = try Migrator(migrations: Schema.sqlite).migrate(database, now: clock.nowMillis())
+        database = try openDatabase(configuration, logger)
+        let applied = try Migrator(migrations: Schema.migrations(for: database.dialect)).migrate(database, now: clock.nowMillis())
         if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
         accounts = Accounts(database: database, configuration: configuration.accounts, clock: clock)
         let database = self.database
@@ -122,7 +129,8 @@ public final class Application: Sendable {
         cursors = CursorCodec(key: try CursorSecret.load(dataDirectory: configuration.dataDirectory, configured: configuration.cursorSecret))
     }
 
-    private static func openDatabase(_ configuration: Configuration, logger: Logger) throws -> any Database {
+    /// The embedded default: `pacenote.sqlite` in the data directory, made private first.
+    public static func openSQLite(_ configuration: Configuration, logger: Logger) throws -> any Database {
         // The directory 0700 and the files 0600: they hold emails and password hashes.
         let narrowed = try PrivateFiles.prepare(directory: configuration.dataDirectory, databaseFile: "pacenote.sqlite",
                                                 otherFiles: [CursorSecret.fileName])

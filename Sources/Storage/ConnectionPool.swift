@@ -18,6 +18,19 @@ final class ConnectionPool<Connection: AnyObject>: @unchecked Sendable {
 
     func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
         available.wait()
+        return try lend(body)
+    }
+
+    /// Like `withConnection`, but a borrower that finds none free within `timeout` gets
+    /// `StorageError.busy` instead of waiting on (a server pool, where every connection may
+    /// be held by slow statements; the caller answers 503 rather than queueing forever).
+    func withConnection<T>(waitingAtMost timeout: DispatchTimeInterval, _ body: (Connection) throws -> T) throws -> T {
+        guard available.wait(timeout: .now() + timeout) == .success else { throw StorageError.busy }
+        return try lend(body)
+    }
+
+    /// Lends a connection to `body`; the caller has taken one from `available`.
+    private func lend<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
         lock.lock()
         let connection = idle.removeLast()
         lock.unlock()

@@ -1,5 +1,3 @@
-import CSQLite
-
 /// Reads a row's columns in order, one `next()` per column.
 ///
 /// Lets decoders of joined rows compose without hard-coded positions: a video decoder reads
@@ -9,10 +7,17 @@ import CSQLite
 /// A reader handed out by `DatabaseConnection.fetchAll(_:reading:)` reads the driver's
 /// current row in place and is valid only inside that closure.
 public struct RowReader {
+    /// Where the values come from. An enum of the backends rather than a protocol: the
+    /// SQLite case is the hot path (every page read goes through it, column by column), and a
+    /// switch over three cases costs nothing next to an existential call per column. Each
+    /// driver's case is read by functions in that driver's folder, so only those import the C
+    /// library.
     @usableFromInline enum Source {
         case row(Row)
         /// A SQLite statement positioned on a row (SQLITE_ROW).
         case sqlite(OpaquePointer, count: Int)
+        /// A PostgreSQL result (`PGresult *`) and the row being read.
+        case postgres(OpaquePointer, row: Int32, count: Int)
     }
 
     @usableFromInline let source: Source
@@ -26,6 +31,11 @@ public struct RowReader {
 
     init(sqlite statement: OpaquePointer, count: Int) {
         source = .sqlite(statement, count: count)
+        index = 0
+    }
+
+    init(postgres result: OpaquePointer, row: Int32, count: Int) {
+        source = .postgres(result, row: row, count: count)
         index = 0
     }
 
@@ -53,6 +63,8 @@ public struct RowReader {
             return row.values.indices.contains(index) ? row.values[index] : nil
         case .sqlite(let statement, let count):
             return index < count ? SQLiteConnection.value(statement, Int32(index)) : nil
+        case .postgres(let result, let row, let count):
+            return index < count ? PostgresConnection.value(result, row: row, column: Int32(index)) : nil
         }
     }
 
@@ -61,7 +73,9 @@ public struct RowReader {
         case .row(let row):
             return row.columns.indices.contains(index) ? row.columns[index] : "#\(index)"
         case .sqlite(let statement, let count):
-            return index < count ? sqlite3_column_name(statement, Int32(index)).map { String(cString: $0) } ?? "#\(index)" : "#\(index)"
+            return index < count ? SQLiteConnection.columnName(statement, Int32(index)) ?? "#\(index)" : "#\(index)"
+        case .postgres(let result, _, let count):
+            return index < count ? PostgresConnection.columnName(result, Int32(index)) ?? "#\(index)" : "#\(index)"
         }
     }
 }

@@ -18,7 +18,7 @@ enum BackupCommand {
         guard !FileManager.default.fileExists(atPath: target) else {
             throw Options.UsageError(description: "\(target) exists; backup will not overwrite it")
         }
-        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options))
+        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
         defer { application.close() }
         guard let sqlite = application.database as? SQLiteDatabase else {
             throw Options.UsageError(description: "backup copies the embedded SQLite database; use pg_dump for PostgreSQL")

@@ -10,7 +10,7 @@ enum MigrateCommand {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let options = try Options(arguments, spec: spec)
-        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options))
+        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
         application.close()
         return 0
     }

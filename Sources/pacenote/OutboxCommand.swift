@@ -65,7 +65,7 @@ enum OutboxCommand {
 
     /// Opens the database the way `serve` does (migrations applied), for the time of `body`.
     static func withApplication<T>(_ options: Options, _ body: (Application) throws -> T) throws -> T {
-        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options))
+        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
         defer { application.close() }
         return try body(application)
     }

@@ -20,7 +20,7 @@ enum PushCommand {
             guard let username = options.string("user") else { throw Options.UsageError(description: "push test needs --user") }
             var configuration = try CommonOptions.configuration(options)
             configuration.push = try PushOptions.services(options)
-            let application = try Application(configuration: configuration, logger: try CommonOptions.logger(options))
+            let application = try Application(configuration: configuration, logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
             defer { application.close() }
             let results = try application.sendTestPush(toUsername: username)
             if results.isEmpty { print("\(username) has no registered devices") }

@@ -58,7 +58,7 @@ enum ServeCommand {
         // Block the stop signals before any thread starts, so every thread inherits the mask
         // and only `waitForStopSignal` below receives them.
         StopSignals.block()
-        let application = try Application(configuration: configuration, logger: logger)
+        let application = try Application(configuration: configuration, logger: logger, openDatabase: try CommonOptions.openDatabase(options))
         defer { application.close() }
         let http = HTTPServer(configuration: server, responder: application.makeResponder(), logger: logger, metrics: application.metrics)
         // HTTPServer logs `listening` with the bound address once it accepts connections.

@@ -3,18 +3,35 @@ import XCTest
 @testable import Storage
 
 final class SchemaTests: XCTestCase {
-    /// The embedded list must match `migrations/sqlite/` file for file, byte for byte.
+    /// Each embedded list must match its `migrations/<dialect>/` folder file for file, byte for byte.
     func testEmbeddedSchemaMatchesTheMigrationsFolder() throws {
-        let folder = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("migrations/sqlite")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
-        XCTAssertEqual(Schema.sqlite.map { "\($0.name).sql" }, files)
-        for migration in Schema.sqlite {
-            let text = try String(contentsOf: folder.appendingPathComponent("\(migration.name).sql"), encoding: .utf8)
-            XCTAssertEqual(migration.sql, text, migration.name)
+        for (dialect, migrations) in [("sqlite", Schema.sqlite), ("postgres", Schema.postgres)] {
+            let folder = Self.migrationsFolder.appendingPathComponent(dialect)
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+            XCTAssertEqual(migrations.map { "\($0.name).sql" }, files, dialect)
+            for migration in migrations {
+                let text = try String(contentsOf: folder.appendingPathComponent("\(migration.name).sql"), encoding: .utf8)
+                XCTAssertEqual(migration.sql, text, "\(dialect)/\(migration.name)")
+            }
         }
     }
+
+    /// Both dialects carry the same numbered changes under the same names, so a change added
+    /// to one and not the other fails here (and `schema_migrations` reads the same on both).
+    func testBothDialectsHaveTheSameMigrations() throws {
+        XCTAssertEqual(Schema.sqlite.map(\.name), Schema.postgres.map(\.name))
+        let sqlite = try FileManager.default.contentsOfDirectory(atPath: Self.migrationsFolder.appendingPathComponent("sqlite").path)
+            .filter { $0.hasSuffix(".sql") }.sorted()
+        let postgres = try FileManager.default.contentsOfDirectory(atPath: Self.migrationsFolder.appendingPathComponent("postgres").path)
+            .filter { $0.hasSuffix(".sql") }.sorted()
+        XCTAssertEqual(sqlite, postgres, "migrations/sqlite and migrations/postgres hold different changes")
+        XCTAssertEqual(Schema.migrations(for: .sqlite).map(\.name), Schema.sqlite.map(\.name))
+        XCTAssertEqual(Schema.migrations(for: .postgres).map(\.name), Schema.postgres.map(\.name))
+    }
+
+    private static let migrationsFolder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("migrations")
 
     func testTheSchemaAppliesToAnEmptyDatabase() throws {
         let temp = try TemporaryDatabase()

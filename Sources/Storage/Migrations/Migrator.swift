@@ -27,10 +27,20 @@ public struct Migrator: Sendable {
         var appliedNow: [String] = []
         for migration in migrations where !done.contains(migration.name) {
             do {
-                try database.write { connection in
+                let ran = try database.write { connection in
+                    // Several servers may start at once on one PostgreSQL: the first to take this
+                    // lock (held until its transaction ends) applies the change, the others find
+                    // it recorded. SQLite's single writer serialises this already.
+                    if connection.dialect == .postgres {
+                        try connection.execute("SELECT pg_advisory_xact_lock(\(Self.advisoryLock))")
+                        let recorded = try connection.fetchValue("SELECT count(*) FROM schema_migrations WHERE name = \(migration.name)", as: Int.self)
+                        if recorded != 0 { return false }
+                    }
                     try connection.executeScript(SQL(unsafeSQL: migration.sql))
                     try connection.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(now))")
+                    return true
                 }
+                if !ran { continue }
             } catch let error as StorageError {
                 throw MigrationError.failed(name: migration.name, underlying: error)
             }
@@ -39,12 +49,19 @@ public struct Migrator: Sendable {
         return appliedNow
     }
 
+    /// The key of the advisory lock migrations take on PostgreSQL ("pacenote" in ASCII).
+    static let advisoryLock: Int64 = 0x7061_6365_6E6F_7465
+
     private func ensureTable(_ connection: any DatabaseConnection) throws {
-        try connection.execute("""
+        // Milliseconds overflow PostgreSQL's 32-bit INTEGER; SQLite's INTEGER is 64-bit already.
+        let timeType = connection.dialect == .postgres ? "BIGINT" : "INTEGER"
+        // Two servers creating the table at once would collide in PostgreSQL's catalog.
+        if connection.dialect == .postgres { try connection.execute("SELECT pg_advisory_xact_lock(\(Self.advisoryLock))") }
+        try connection.execute(SQL(unsafeSQL: """
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 name TEXT PRIMARY KEY,
-                applied_at INTEGER NOT NULL
+                applied_at \(timeType) NOT NULL
             )
-            """)
+            """))
     }
 }

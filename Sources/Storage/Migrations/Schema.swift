@@ -1,5 +1,9 @@
+import PostgresSchema
+
 /// Pacenote's schema, embedded in the binary from `migrations/<dialect>/NNNN_name.sql`
-/// so that one executable carries everything it needs.
+/// so that one executable carries everything it needs. Both dialects hold the same numbered
+/// changes under the same names (`SchemaTests` fails when they differ), so a database's
+/// `schema_migrations` reads the same whichever it is.
 ///
 /// SwiftPM's `embedInCode` turns each file into a byte array but offers no listing, so
 /// each file is named here once; `SchemaTests` fails when this list and the folder differ.
@@ -13,6 +17,17 @@ public enum Schema {
         migration("0006_notifications", PackageResources._006_notifications_sql),
         migration("0007_moderation", PackageResources._007_moderation_sql),
     ]
+
+    /// The same changes for PostgreSQL (`migrations/postgres`, embedded by `PostgresSchema`).
+    public static let postgres: [Migration] = PostgresMigrationFiles.all.map { migration($0.name, $0.bytes) }
+
+    /// The migrations of `dialect`.
+    public static func migrations(for dialect: SQLDialect) -> [Migration] {
+        switch dialect {
+        case .sqlite: return sqlite
+        case .postgres: return postgres
+        }
+    }
 
     private static func migration(_ name: String, _ bytes: [UInt8]) -> Migration {
         Migration(name: name, sql: String(decoding: bytes, as: UTF8.self))

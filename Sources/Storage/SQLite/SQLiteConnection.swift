@@ -207,6 +207,11 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
+    /// The name of a result column of `statement` (for decoding errors).
+    static func columnName(_ statement: OpaquePointer, _ index: Int32) -> String? {
+        sqlite3_column_name(statement, index).map { String(cString: $0) }
+    }
+
     private func stepError(_ rc: Int32, sql: String) -> StorageError {
         makeError(rc, "sqlite3_step", sql: sql).storageError
     }

@@ -1,0 +1,17 @@
+/// The PostgreSQL migrations (`migrations/postgres/*.sql`), embedded in the binary.
+///
+/// A target of their own because SwiftPM names an embedded file after its base name only
+/// (`0001_accounts.sql` becomes `PackageResources._001_accounts_sql`), and the two dialects'
+/// files share their names on purpose; in one target they would collide. `Storage.Schema`
+/// turns these into migrations; `SchemaTests` fails when this list and the folder differ.
+public enum PostgresMigrationFiles {
+    public static let all: [(name: String, bytes: [UInt8])] = [
+        ("0001_accounts", PackageResources._001_accounts_sql),
+        ("0002_videos_and_activities", PackageResources._002_videos_and_activities_sql),
+        ("0003_feeds_and_outbox", PackageResources._003_feeds_and_outbox_sql),
+        ("0004_follower_index", PackageResources._004_follower_index_sql),
+        ("0005_search_prefix_indexes", PackageResources._005_search_prefix_indexes_sql),
+        ("0006_notifications", PackageResources._006_notifications_sql),
+        ("0007_moderation", PackageResources._007_moderation_sql),
+    ]
+}

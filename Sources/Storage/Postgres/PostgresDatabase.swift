@@ -1,0 +1,170 @@
+import Foundation
+
+/// PostgreSQL over libpq: a pool of reader sessions and a pool of writer sessions, each
+/// session with its own prepared statements.
+///
+/// Reads run in `REPEATABLE READ READ ONLY` transactions: one snapshot for every statement of
+/// the closure, as SQLite's deferred read transaction gives, and never a serialization failure.
+/// Writes run in `SERIALIZABLE` transactions, so concurrent writers behave as if they ran one
+/// after another, as SQLite's single writer made them: a check-then-insert raced by another
+/// request fails with a serialization failure (40001) instead of a duplicate, and `write`
+/// runs the closure again. Deadlocks (40P01) are retried the same way.
+public final class PostgresDatabase: Database, @unchecked Sendable {
+    // @unchecked: each connection is lent to one thread at a time by its pool, and every other
+    // stored property is immutable.
+
+    public struct Configuration: Sendable {
+        /// A libpq connection URI (`postgres://user@host:5432/db?sslmode=disable`) or key=value string.
+        public var url: String
+        /// Reader sessions; a read past this many at once waits for one to come back.
+        public var readers: Int = 4
+        /// Writer sessions. Unlike SQLite's single writer, writes run side by side.
+        public var writers: Int = 8
+        /// `statement_timeout` of every session, in milliseconds (0: none). A statement past it
+        /// is cancelled by the server and answers `StorageError.busy`.
+        public var statementTimeoutMillis: Int = 30_000
+        public var connectTimeoutSeconds: Int = 5
+        /// How long a read or write waits for a free session before it answers `.busy`.
+        public var acquireTimeoutMillis: Int = 5_000
+        /// Runs of a write's closure before a serialization failure or deadlock is given up
+        /// and thrown.
+        public var writeAttempts: Int = 10
+
+        public init(url: String) { self.url = url }
+    }
+
+    public let dialect = SQLDialect.postgres
+    private let configuration: Configuration
+    private let readerPool: ConnectionPool<PostgresConnection>
+    private let writerPool: ConnectionPool<PostgresConnection>
+    /// Write attempts that ended in a serialization failure or deadlock and were run again.
+    private let retries = RetryCounter()
+
+    /// Opens one reader session at once, so that a wrong URL, a refused password or a server
+    /// that is down fails here, at start; the other sessions open when first needed.
+    public init(configuration: Configuration) throws(StorageError) {
+        self.configuration = configuration
+        let settings = PostgresConnection.Settings(
+            url: configuration.url, connectTimeoutSeconds: configuration.connectTimeoutSeconds,
+            statementTimeoutMillis: configuration.statementTimeoutMillis
+        )
+        let readers = (0..<max(1, configuration.readers)).map { _ in PostgresConnection(settings: settings) }
+        let writers = (0..<max(1, configuration.writers)).map { _ in PostgresConnection(settings: settings) }
+        try readers[0].open()
+        readerPool = ConnectionPool(readers)
+        writerPool = ConnectionPool(writers)
+    }
+
+    public func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+        // A read is run again once when the session turned out to be dead (the server
+        // restarted since it was last used): nothing was read from it, and the retry opens
+        // a new one.
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try readerPool.withConnection(waitingAtMost: acquireTimeout) { connection in
+                    var commitSent = false
+                    return try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", commitSent: &commitSent, body)
+                }
+            } catch StorageError.connectionLost(let why) where attempt < 2 {
+                _ = why
+            }
+        }
+    }
+
+    public func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            var commitSent = false
+            do {
+                return try writerPool.withConnection(waitingAtMost: acquireTimeout) { connection in
+                    try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", commitSent: &commitSent, body)
+                }
+            } catch let error as StorageError where attempt < configuration.writeAttempts && isRetryable(error, commitSent: commitSent) {
+                retries.increment()
+                backOff(attempt: attempt)
+            }
+        }
+    }
+
+    /// A conflict with a concurrent transaction, or a session lost before COMMIT was sent (the
+    /// server rolled the transaction back). A session lost during COMMIT is not retried: the
+    /// transaction may have committed, and running it again could apply it twice.
+    private func isRetryable(_ error: StorageError, commitSent: Bool) -> Bool {
+        switch error {
+        case .driver(let driver as PostgresError): return driver.isRetryableConflict
+        case .connectionLost: return !commitSent
+        default: return false
+        }
+    }
+
+    /// Sleeps a random 0..2^attempt milliseconds (at most 64): two transactions that conflicted
+    /// should not collide again in lockstep.
+    private func backOff(attempt: Int) {
+        let ceiling = UInt32(1) << UInt32(min(attempt, 6))
+        usleep(UInt32.random(in: 0...ceiling) * 1_000)
+    }
+
+    private var acquireTimeout: DispatchTimeInterval { .milliseconds(configuration.acquireTimeoutMillis) }
+
+    /// Runs `body` between `begin` and COMMIT, rolling back when it throws. The error is
+    /// rethrown unchanged.
+    private func transaction<T>(
+        on connection: PostgresConnection, begin: String, commitSent: inout Bool, _ body: (any DatabaseConnection) throws -> T
+    ) throws -> T {
+        try connection.simple(begin)
+        let result: T
+        do {
+            result = try body(connection)
+        } catch {
+            // A dead session has nothing to roll back (the server did it); skip the round trip.
+            if connection.isOpen { _ = try? connection.simple("ROLLBACK") }
+            throw error
+        }
+        commitSent = true
+        do {
+            try connection.simple("COMMIT")
+        } catch {
+            if connection.isOpen { _ = try? connection.simple("ROLLBACK") }
+            throw error
+        }
+        return result
+    }
+
+    /// Write attempts run again after a serialization failure or deadlock, since start.
+    public var conflictRetries: Int { retries.value }
+
+    public var readerUsage: (inUse: Int, total: Int) {
+        (readerPool.size - readerPool.idleCount, readerPool.size)
+    }
+
+    public func ping() -> Bool {
+        (try? read { try $0.fetchValue("SELECT 1", as: Int.self) }) == 1
+    }
+
+    public func close() {
+        readerPool.closeAll { $0.close() }
+        writerPool.closeAll { $0.close() }
+    }
+}
+
+/// A counter shared by the threads that write.
+private final class RetryCounter: @unchecked Sendable {
+    // @unchecked: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+}
