@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "SocialAPI",
             dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Crypto", "Telemetry"],
-            resources: [.embedInCode("openapi.json")],
+            resources: [.embedInCode("openapi.json"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -10,6 +10,7 @@ public enum Schema {
         migration("0003_feeds_and_outbox", PackageResources._003_feeds_and_outbox_sql),
         migration("0004_follower_index", PackageResources._004_follower_index_sql),
         migration("0006_notifications", PackageResources._006_notifications_sql),
+        migration("0008_accounts", PackageResources._008_accounts_sql),
     ]
 
     private static func migration(_ name: String, _ bytes: [UInt8]) -> Migration {
