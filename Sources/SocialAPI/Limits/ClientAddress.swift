@@ -26,6 +26,8 @@ enum ClientAddress {
     /// The key a limit counts an address by: IPv4 as is, IPv6 by its first four groups.
     static func limitKey(_ address: String) -> String {
         guard address.contains(":") else { return address }
+        // An IPv4-mapped address (::ffff:1.2.3.4) is the IPv4 client.
+        if address.lowercased().hasPrefix("::ffff:"), address.contains(".") { return String(address.dropFirst(7)) }
         var text = address
         if text.hasPrefix("[") , let end = text.firstIndex(of: "]") { text = String(text[text.index(after: text.startIndex)..<end]) }
         // Expand "::" so the first four groups are known.
@@ -38,10 +40,6 @@ enum ClientAddress {
             groups += Array(repeating: "0", count: missing) + halves[1]
         }
         guard groups.count >= 4 else { return text }
-        // An IPv4-mapped address (::ffff:1.2.3.4) is the IPv4 client.
-        if groups.count >= 6, groups[0..<5].allSatisfy({ Int($0, radix: 16) == 0 }), groups[5].lowercased() == "ffff", let v4 = groups.last, v4.contains(".") {
-            return v4
-        }
         return groups[0..<4].map { String(Int($0, radix: 16) ?? 0, radix: 16) }.joined(separator: ":") + "::/64"
     }
 }
