@@ -73,6 +73,8 @@ extension Accounts {
 
     /// `POST /v1/password-resets/confirm`: sets the new password and ends every session of the
     /// account. The password rules of sign-up apply (checked before the token is used up).
+    /// It also lifts a lockout of the account and its names: whoever holds the link proved they
+    /// own the address, and someone guessing passwords must not keep the owner out after a reset.
     public func resetPassword(token: String, password: String) throws {
         let password = try Validation.password(password)
         let hash = try hasher.hash(password)
@@ -84,6 +86,10 @@ extension Accounts {
             }
             try store.setPasswordHash(hash, id: userID, now: now, on: connection)
             try sessions.deleteAll(userID: userID, on: connection)
+            if let row = try connection.fetchOne("SELECT username_key, email_key FROM users WHERE id = \(userID)") {
+                try throttle.recordSuccess(keys: [LoginThrottle.accountKey(id: userID), try row.decode("username_key"), try row.decode("email_key")],
+                                           on: connection)
+            }
         }
         cache.removeAll()
     }
