@@ -29,6 +29,8 @@ final class AccountMailTests: XCTestCase {
                     "a used token")
         assertError(try mail.client.request("POST", "/v1/email-verifications/confirm", json: ["token": "x" + token.dropFirst()]),
                     400, "invalid_token", "an unknown token")
+        XCTAssertFalse(mail.server.output.allLines.contains { $0.contains(token) }, "no log line carries a mailed token")
+        XCTAssertTrue(mail.server.runCLI(["outbox", "list"]).stdout.contains("\tmail\tmail.account\tdone\t"), "the mail went through the outbox's mail lane")
     }
 
     func testSpanishAccountsGetSpanishMailsWithAnEncodedSubject() throws {
@@ -180,6 +182,7 @@ final class AccountMailTests: XCTestCase {
         guard let message = smtp.waitForMessages(1).first else { return XCTFail("no mail through an authenticating server") }
         XCTAssertEqual(message["authenticated"] as? Bool, true)
         XCTAssertEqual(message["login"] as? String, "mailer")
+        XCTAssertFalse(mail.server.output.allLines.contains { $0.contains("s3cret-pass") }, "the SMTP password is never logged")
         XCTAssertEqual(message["rcptTos"] as? [String], [account.email])
     }
 

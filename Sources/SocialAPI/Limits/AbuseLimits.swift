@@ -37,11 +37,12 @@ public final class AbuseLimits: Sendable {
         ClientAddress.resolve(request, trustedProxies: configuration.trustedProxies)
     }
 
-    /// Counts one event of `key` against the limit `name` (nothing when that limit is off);
+    /// Counts one event of `key` against the limit `name` (nothing when that limit is off, and
+    /// then `key` is not even worked out: most requests pass limits that are off);
     /// throws the 429 when it is over.
-    func check(_ name: Name, key: String) throws(APIError) {
+    func check(_ name: Name, key: @autoclosure () -> String) throws(APIError) {
         guard let limiter = limiters[name] else { return }
-        guard case .refused(let millis) = limiter.check(key, now: clock.nowMillis()) else { return }
+        guard case .refused(let millis) = limiter.check(key(), now: clock.nowMillis()) else { return }
         metrics.counter("pacenote_rate_limited_total", help: "Requests refused by a rate limit, by limit.",
                         labels: [("limit", name.rawValue)]).increment()
         // Whole seconds, rounded up, at least 1: a client that waits that long gets through.
