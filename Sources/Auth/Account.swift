@@ -25,6 +25,39 @@ public struct NotificationSettings: Sendable, Equatable {
     }
 }
 
+/// The languages Pacenote writes mails (and pushes) in.
+public enum AccountLocale: String, Sendable, CaseIterable {
+    case english = "en"
+    case spanish = "es"
+
+    /// The first language of an `Accept-Language` header that Pacenote speaks, by its
+    /// primary tag (`es-MX` is Spanish), honouring `q` weights; English when none matches.
+    public init(acceptLanguage header: String?) {
+        guard let header else { self = .english; return }
+        var best: (AccountLocale, Double)?
+        for part in header.split(separator: ",").prefix(32) {
+            let fields = part.split(separator: ";")
+            guard let tag = fields.first.map({ Self.trimmed($0).lowercased() }) else { continue }
+            var weight = 1.0
+            for parameter in fields.dropFirst() {
+                let pair = Self.trimmed(parameter)
+                if pair.hasPrefix("q="), let q = Double(pair.dropFirst(2)), q.isFinite { weight = q }
+            }
+            let primary = tag.split(separator: "-").first.map(String.init) ?? tag
+            guard weight > 0, let locale = AccountLocale(rawValue: primary) else { continue }
+            if best.map({ weight > $0.1 }) ?? true { best = (locale, weight) }
+        }
+        self = best?.0 ?? .english
+    }
+
+    private static func trimmed(_ text: Substring) -> Substring {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return text
+    }
+}
+
 /// One account as the domain sees it. The password hash is deliberately not part of it,
 /// so no code path that renders an account can leak it.
 public struct Account: Sendable, Equatable {
@@ -41,6 +74,8 @@ public struct Account: Sendable, Equatable {
     public var videosCount: Int
     public var createdAt: Int64
     public var bannedAt: Int64?
+    /// The language of the account's mails and pushes (API.md User(me) `locale`).
+    public var locale: AccountLocale = .english
 
     public var isBanned: Bool { bannedAt != nil }
 }
@@ -51,7 +86,7 @@ extension Account {
     public static let columns: SQL = """
         users.id, users.username, users.email, users.email_verified, users.display_name, users.avatar_url, users.role, \
         users.notify_new_videos, users.notify_my_activity, users.notify_following_activity, users.followers_count, \
-        users.following_count, users.videos_count, users.created_at, users.banned_at
+        users.following_count, users.videos_count, users.created_at, users.banned_at, users.locale
         """
 
     /// Reads a row by position, in the order of `columns` (by name cost a string
@@ -79,5 +114,7 @@ extension Account {
         videosCount = try row.decode(at: 12)
         createdAt = try row.decode(at: 13)
         bannedAt = try row.decode(at: 14)
+        let localeName: String = try row.decode(at: 15)
+        locale = AccountLocale(rawValue: localeName) ?? .english
     }
 }

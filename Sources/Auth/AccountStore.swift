@@ -14,6 +14,7 @@ public struct AccountStore: Sendable {
         var passwordHash: String
         var role: Role
         var emailVerified: Bool = false
+        var locale: AccountLocale = .english
         var createdAt: Int64
     }
 
@@ -21,10 +22,10 @@ public struct AccountStore: Sendable {
         do {
             try connection.execute("""
                 INSERT INTO users (id, username, username_key, email, email_key, email_verified, display_name,
-                                   password_hash, role, created_at, updated_at)
+                                   password_hash, role, locale, created_at, updated_at)
                 VALUES (\(account.id), \(account.username), \(Validation.key(account.username)), \(account.email),
                         \(Validation.key(account.email)), \(account.emailVerified), \(account.displayName),
-                        \(account.passwordHash), \(account.role.rawValue), \(account.createdAt), \(account.createdAt))
+                        \(account.passwordHash), \(account.role.rawValue), \(account.locale.rawValue), \(account.createdAt), \(account.createdAt))
                 """)
         } catch {
             throw Self.mapUniqueViolation(error)
@@ -33,7 +34,7 @@ public struct AccountStore: Sendable {
             id: account.id, username: account.username, email: account.email, emailVerified: account.emailVerified,
             displayName: account.displayName, avatarURL: nil, role: account.role,
             notificationSettings: .defaults, followersCount: 0, followingCount: 0, videosCount: 0,
-            createdAt: account.createdAt, bannedAt: nil
+            createdAt: account.createdAt, bannedAt: nil, locale: account.locale
         )
     }
 
@@ -90,6 +91,7 @@ public struct AccountStore: Sendable {
         public var newVideos: Bool?
         public var myActivity: Bool?
         public var followingActivity: Bool?
+        public var locale: AccountLocale?
         public init() {}
     }
 
@@ -103,6 +105,7 @@ public struct AccountStore: Sendable {
         if let on = changes.newVideos { assignments.append("notify_new_videos = \(on)") }
         if let on = changes.myActivity { assignments.append("notify_my_activity = \(on)") }
         if let on = changes.followingActivity { assignments.append("notify_following_activity = \(on)") }
+        if let locale = changes.locale { assignments.append("locale = \(locale.rawValue)") }
         do {
             try connection.execute("UPDATE users SET \(SQL.joined(assignments, separator: ", ")) WHERE id = \(id)")
         } catch {

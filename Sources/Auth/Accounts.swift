@@ -17,6 +17,10 @@ public final class Accounts: Sendable {
         /// How long a resolved session may be reused without a lookup (0: never). Changes made
         /// through this process apply at once regardless; other processes' within this time.
         public var sessionCacheMillis: Int64 = 1_000
+        /// Makes the tokens of verification and reset mails; the application derives it from
+        /// the cursor secret so that every process on one database makes the same links.
+        /// Nil: a random key for this process only (tests).
+        public var tokenMint: AccountTokenMint?
         public init() {}
     }
 
@@ -37,15 +41,18 @@ public final class Accounts: Sendable {
         public let sessionKey: String
     }
 
-    // Internal (not private) for Accounts+Standing.swift: bans and role changes.
+    // Internal (not private) for the extensions: Accounts+Standing.swift (bans and role
+    // changes) and Accounts+Recovery.swift (verification and reset).
     let database: any Database
-    private let configuration: Configuration
-    private let clock: any Clock
-    private let hasher: PasswordHasher
-    private let throttle: LoginThrottle
-    private let store = AccountStore()
-    private let sessions = SessionStore()
+    let configuration: Configuration
+    let clock: any Clock
+    let hasher: PasswordHasher
+    let throttle: LoginThrottle
+    let store = AccountStore()
+    let sessions = SessionStore()
     let cache: SessionCache
+    let tokens = AccountTokenStore()
+    let mint: AccountTokenMint
 
     public init(database: any Database, configuration: Configuration = .init(), clock: any Clock = SystemClock()) {
         self.database = database
@@ -54,15 +61,24 @@ public final class Accounts: Sendable {
         hasher = PasswordHasher(cost: configuration.bcryptCost)
         throttle = LoginThrottle(policy: configuration.lockout)
         cache = SessionCache(ttlMillis: configuration.sessionCacheMillis)
+        // SystemRandomNumberGenerator reads the kernel's CSPRNG (getrandom) on Linux.
+        var generator = SystemRandomNumberGenerator()
+        mint = configuration.tokenMint ?? AccountTokenMint(key: HMACKey(bytes: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }))
     }
 
     // MARK: Sign-up and accounts
 
-    /// Creates an account and its first session.
-    public func signUp(username: String, email: String, password: String, displayName: String?) throws -> SignedIn {
-        let account = try createAccount(username: username, email: email, password: password, displayName: displayName, role: .user) { account, connection in
+    /// Creates an account and its first session. `created` runs in the same transaction (the
+    /// application queues the verification mail there, so it is sent if and only if the account exists).
+    public func signUp(
+        username: String, email: String, password: String, displayName: String?, locale: AccountLocale = .english,
+        created: (Account, any DatabaseConnection) throws -> Void = { _, _ in }
+    ) throws -> SignedIn {
+        let account = try createAccount(username: username, email: email, password: password, displayName: displayName, role: .user,
+                                        locale: locale) { account, connection in
             let token = try SessionToken.generate()
             try self.startSession(token: token, userID: account.id, on: connection)
+            try created(account, connection)
             return token
         }
         return SignedIn(account: account.0, token: account.1)
@@ -74,7 +90,7 @@ public final class Accounts: Sendable {
     }
 
     private func createAccount<T>(
-        username: String, email: String, password: String, displayName: String?, role: Role,
+        username: String, email: String, password: String, displayName: String?, role: Role, locale: AccountLocale = .english,
         then: (Account, any DatabaseConnection) throws -> T
     ) throws -> (Account, T) {
         let username = try Validation.username(username)
@@ -89,7 +105,7 @@ public final class Accounts: Sendable {
             // account's id would be shadowed by it, so it counts as taken.
             if try store.isID(ofAnotherAccount: username, on: connection) { throw AuthError.usernameTaken }
             let account = try store.insert(
-                .init(id: id, username: username, email: email, displayName: displayName, passwordHash: hash, role: role, createdAt: now),
+                .init(id: id, username: username, email: email, displayName: displayName, passwordHash: hash, role: role, locale: locale, createdAt: now),
                 on: connection
             )
             return (account, try then(account, connection))
@@ -105,14 +121,20 @@ public final class Accounts: Sendable {
     }
 
     /// Applies the given profile changes (PATCH merges: nil means unchanged) and answers the result.
-    public func updateProfile(_ identity: Identity, _ changes: AccountStore.ProfileChanges) throws -> Account {
+    /// `emailChanged` runs in the same transaction when the address became another one.
+    public func updateProfile(
+        _ identity: Identity, _ changes: AccountStore.ProfileChanges,
+        emailChanged: (Account, any DatabaseConnection) throws -> Void = { _, _ in }
+    ) throws -> Account {
         var changes = changes
         if let name = changes.displayName { changes.displayName = try Validation.displayName(name) }
         if let email = changes.email { changes.email = try Validation.email(email) }
         let now = clock.nowMillis()
         return try database.write { connection in
+            let before = try store.find(id: identity.userID, on: connection)
             try store.update(id: identity.userID, changes, now: now, on: connection)
             guard let account = try store.find(id: identity.userID, on: connection) else { throw AuthError.invalidSession }
+            if let before, Validation.key(before.email) != Validation.key(account.email) { try emailChanged(account, connection) }
             return account
         }
     }
@@ -276,6 +298,7 @@ public final class Accounts: Sendable {
         let now = clock.nowMillis()
         return try database.write { connection in
             try throttle.purge(now: now, on: connection)
+            try tokens.deleteExpired(now: now, on: connection)
             return try sessions.deleteExpired(now: now, on: connection)
         }
     }

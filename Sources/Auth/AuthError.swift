@@ -16,4 +16,6 @@ public enum AuthError: Error, Sendable, Equatable {
     /// The session token is unknown, expired or revoked.
     case invalidSession
     case notFound
+    /// A mailed token that is unknown, used, expired or for another purpose (`invalid_token`).
+    case invalidToken
 }

@@ -38,13 +38,18 @@ public struct Request: Sendable {
     public var query: [String: String]
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The peer's IP address as text (`127.0.0.1`, `::1`), from the socket; empty when unknown.
+    /// Who the client is behind a proxy is the application's decision (`X-Forwarded-For`).
+    public var remoteAddress: String
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = .init([]), body: [UInt8] = []) {
+    public init(method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = .init([]), body: [UInt8] = [],
+                remoteAddress: String = "") {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.remoteAddress = remoteAddress
     }
 }
 

@@ -13,5 +13,6 @@ public enum PostgresMigrationFiles {
         ("0005_search_prefix_indexes", PackageResources._005_search_prefix_indexes_sql),
         ("0006_notifications", PackageResources._006_notifications_sql),
         ("0007_moderation", PackageResources._007_moderation_sql),
+        ("0008_accounts", PackageResources._008_accounts_sql),
     ]
 }

@@ -54,6 +54,8 @@ enum APIErrors {
             return invalidSession
         case .notFound:
             return .notFound()
+        case .invalidToken:
+            return APIError(status: 400, code: "invalid_token", message: "This link is unknown, used or expired; ask for a new one.", field: "token")
         }
     }
 

@@ -31,6 +31,12 @@ public final class Application: Sendable {
         public var busyTimeoutMillis = 5_000
         /// Where notifications are pushed; a platform without a provider gets inbox rows only.
         public var push = PushServices()
+        /// Verification and reset mails; nil without `--smtp-url` (the mail endpoints then answer 503).
+        public var mail: MailService?
+        /// The first retry of a failed mail comes this long after it (doubling after each).
+        public var mailRetryBaseMillis: Int64 = 30_000
+        /// API.md "Limits on abuse".
+        public var limits = RateLimits()
         public init() {}
     }
 
@@ -62,6 +68,8 @@ public final class Application: Sendable {
     private let feedWorker: OutboxWorker
     private let notifyWorker: OutboxWorker
     private let deliveryWorker: DeliveryWorker
+    private let mailWorker: DeliveryWorker?
+    let limits: AbuseLimits
 
     /// Opens the database and applies pending migrations.
     ///
@@ -79,7 +87,12 @@ public final class Application: Sendable {
         database = try openDatabase(configuration, logger)
         let applied = try Migrator(migrations: Schema.migrations(for: database.dialect)).migrate(database, now: clock.nowMillis())
         if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
-        accounts = Accounts(database: database, configuration: configuration.accounts, clock: clock)
+        let cursorKey = try CursorSecret.load(dataDirectory: configuration.dataDirectory, configured: configuration.cursorSecret)
+        var accountSettings = configuration.accounts
+        // Mail links are rebuilt from the cursor secret, which every process on one database shares.
+        accountSettings.tokenMint = accountSettings.tokenMint ?? AccountTokenMint.derived(from: cursorKey)
+        accounts = Accounts(database: database, configuration: accountSettings, clock: clock)
+        limits = AbuseLimits(configuration: configuration.limits, metrics: metrics, clock: clock)
         let database = self.database
         metrics.gauge("pacenote_db_readers_in_use", help: "Database reader connections lent out now.") { Double(database.readerUsage.inUse) }
         metrics.gauge("pacenote_db_readers", help: "Database reader connections in the pool.") { Double(database.readerUsage.total) }
@@ -121,12 +134,35 @@ public final class Application: Sendable {
                             labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
             if outcome == .dead { logger.warning("delivery given up", ["kind": job.kind, "seq": String(job.seq), "result": "\(result)"]) }
         }
+        let accounts = self.accounts
+        mailWorker = configuration.mail.map { service in
+            let dispatcher = MailDispatcher(database: database, accounts: accounts, service: service, clock: clock, metrics: metrics)
+            var mailLane = DeliveryWorker.Configuration()
+            mailLane.lane = .mail
+            mailLane.batch = 20
+            mailLane.leaseMillis = Int64(service.client.configuration.timeoutMillis) * 20 * 2
+            mailLane.retry.baseMillis = configuration.mailRetryBaseMillis
+            mailLane.retry.maxAttempts = 12
+            return DeliveryWorker(database: database, clock: clock, configuration: mailLane, deliver: dispatcher.deliver) { job, result, outcome in
+                metrics.counter("pacenote_outbox_jobs_total", help: "Outbox jobs run, by kind and outcome.",
+                                labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
+                if outcome != .done { logger.warning("mail not sent", ["seq": String(job.seq), "outcome": outcome.rawValue, "result": "\(result)"]) }
+            }
+        }
         installations = Installations(database: database, clock: clock)
         rallies = Rallies(database: database, clock: clock)
         videos = Videos(database: database, hooks: hooks, clock: clock)
         social = Social(database: database, hooks: hooks, videos: videos, clock: clock)
         moderation = Moderation(database: database, accounts: accounts, hooks: hooks, videos: videos, social: social, clock: clock)
-        cursors = CursorCodec(key: try CursorSecret.load(dataDirectory: configuration.dataDirectory, configured: configuration.cursorSecret))
+        cursors = CursorCodec(key: cursorKey)
+    }
+
+    /// `pacenote user reset-link`: a reset link for the account with this username (any case).
+    public func resetLink(username: String, publicURL: String) throws -> String {
+        let (_, token) = try accounts.makeResetToken(username: username)
+        var base = publicURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return "\(base)/account/reset?token=\(token)"
     }
 
     /// The embedded default: `pacenote.sqlite` in the data directory, made private first.
@@ -148,11 +184,16 @@ public final class Application: Sendable {
     public func makeResponder() -> Responder<Accounts.Identity> {
         let router = RouterBuilder<Accounts.Identity>(logger: logger, mapError: APIErrors.map)
         router.add(middleware: MetricsMiddleware(registry: metrics))
+        router.add(middleware: RateLimitMiddleware(limits: limits, stage: .beforeAuth))
         router.add(middleware: AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead))
+        router.add(middleware: RateLimitMiddleware(limits: limits, stage: .afterAuth))
 
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
         ConsoleRoutes().register(on: router)
-        AccountRoutes(accounts: accounts, database: database, hooks: hooks, moderation: moderation).register(on: router)
+        let mail = MailQueue(service: configuration.mail, accounts: accounts, clock: clock)
+        AccountRoutes(accounts: accounts, database: database, hooks: hooks, moderation: moderation, mail: mail).register(on: router)
+        AccountRecoveryRoutes(accounts: accounts, mail: mail, limits: limits).register(on: router)
+        AccountPageRoutes().register(on: router)
         let lists = PagedLists(database: database, codec: cursors)
         UserRoutes(lists: lists, social: social).register(on: router)
         RallyRoutes(lists: lists, rallies: rallies).register(on: router)
@@ -170,6 +211,7 @@ public final class Application: Sendable {
         feedWorker.start()
         notifyWorker.start()
         deliveryWorker.start()
+        mailWorker?.start()
         maintenance.withLock { $0 = $0 ?? Maintenance(database: database, accounts: accounts, logger: logger) }
     }
 
@@ -177,6 +219,7 @@ public final class Application: Sendable {
     /// are completed and recorded) and closes the database.
     public func close() {
         maintenance.withLock { $0?.stop(); $0 = nil }
+        mailWorker?.stop()
         deliveryWorker.stop()
         notifyWorker.stop()
         feedWorker.stop()

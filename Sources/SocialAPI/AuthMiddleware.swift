@@ -9,7 +9,7 @@ import HTTP
 struct AuthMiddleware: Middleware {
     typealias Identity = Accounts.Identity
 
-    static let publicRoutes: Set<String> = ["POST /v1/users", "POST /v1/sessions"]
+    static let publicRoutes: Set<String> = Set(["POST /v1/users", "POST /v1/sessions"]).union(AccountRecoveryRoutes.publicRoutes)
     /// Rallies, videos, users and their lists; never feeds, notifications or moderation.
     static let publicReadRoutes: Set<String> = [
         "GET /v1/users/{idOrUsername}", "GET /v1/users/{id}/videos", "GET /v1/users/{id}/followers",

@@ -25,7 +25,7 @@ enum ServeCommand {
             .init("max-connections-per-ip", "N", "open connections one client address may hold (64)"),
             .init("header-timeout", "DURATION", "a request head must be complete within it, from accept or the previous response (10s)"),
             CommonOptions.logLevel,
-        ] + PushOptions.flags
+        ] + PushOptions.flags + MailOptions.flags + LimitOptions.flags
     )
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -41,6 +41,9 @@ enum ServeCommand {
         configuration.cursorSecret = options.string("cursor-secret")
         configuration.fanoutSyncLimit = try options.int("fanout-sync-limit", default: 1_000, range: 0...1_000_000)
         configuration.push = try PushOptions.services(options)
+        configuration.mail = try MailOptions.service(options)
+        configuration.mailRetryBaseMillis = try options.duration("mail-retry-base", defaultMillis: 30_000)
+        configuration.limits = try LimitOptions.limits(options)
 
         var server = ServerConfiguration()
         (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"))
@@ -55,6 +58,7 @@ enum ServeCommand {
         let logger = try CommonOptions.logger(options)
         let push = PushOptions.summary(configuration.push)
         logger.info("push services", ["ios": push.ios, "android": push.android, "webhook": push.webhook])
+        logger.info("mail", ["smtp": configuration.mail == nil ? "off (the mail endpoints answer 503; `pacenote user reset-link` makes links)" : "on"])
         // Block the stop signals before any thread starts, so every thread inherits the mask
         // and only `waitForStopSignal` below receives them.
         StopSignals.block()

@@ -1,7 +1,7 @@
 import Auth
 import SocialAPI
 
-/// `pacenote user create …` and `pacenote user role USERNAME ROLE`.
+/// `pacenote user create …`, `pacenote user role USERNAME ROLE` and `pacenote user reset-link USERNAME`.
 enum UserCommand {
     static let createSpec = CommandSpec(
         synopsis: "user create --username U --email E --password P [--role user|moderator|admin]",
@@ -19,12 +19,18 @@ enum UserCommand {
         summary: "Changes an account's role (user, moderator or admin); open sessions get it at once.",
         flags: CommonOptions.flags
     )
+    static let resetLinkSpec = CommandSpec(
+        synopsis: "user reset-link USERNAME --public-url URL",
+        summary: "Prints a password-reset link (valid one hour, once) for an operator to pass on, for servers without mail. "
+            + "It replaces any earlier reset link of the account.",
+        flags: [.init("public-url", "URL", "the server's public address, such as https://pacenote.example.com")] + CommonOptions.flags
+    )
     static let spec = CommandSpec(
-        synopsis: "user COMMAND", summary: "Manages accounts.", flags: [], subcommands: [createSpec, roleSpec]
+        synopsis: "user COMMAND", summary: "Manages accounts.", flags: [], subcommands: [createSpec, roleSpec, resetLinkSpec]
     )
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        guard let action = arguments.first else { throw Options.UsageError(description: "user needs create or role") }
+        guard let action = arguments.first else { throw Options.UsageError(description: "user needs create, role or reset-link") }
         let rest = Array(arguments.dropFirst())
         switch action {
         case "--help", "-h":
@@ -52,6 +58,17 @@ enum UserCommand {
             // A username only (API.md): an imported id could be spelled like someone else's username.
             let account = try application.accounts.setRole(role, username: options.positional[0])
             print("\(account.username) is now \(account.role.rawValue)")
+            return 0
+        case "reset-link":
+            let options = try Options(rest, spec: resetLinkSpec)
+            let configuration = try CommonOptions.configuration(options)
+            guard options.positional.count == 1 else { throw Options.UsageError(description: "user reset-link takes USERNAME") }
+            guard let publicURL = options.string("public-url") else {
+                throw Options.UsageError(description: "user reset-link needs --public-url (or PACENOTE_PUBLIC_URL), the base of the link")
+            }
+            let application = try Application(configuration: configuration, logger: try CommonOptions.logger(options))
+            defer { application.close() }
+            print(try application.resetLink(username: options.positional[0], publicURL: publicURL))
             return 0
         default:
             throw Options.UsageError(description: "unknown user action \(action)")

@@ -109,6 +109,12 @@ final class OperatorTests: XCTestCase {
         let client = HTTPClient(port: server.port, timeout: 60)
         defer { client.close() }
         let account = try client.signup()
+        // The hashing pool counts a job until its closure returns, a moment after the client has
+        // the answer: wait for the sign-up to leave it, or the count below could be the sign-up's
+        // and the stop signal would precede the login.
+        XCTAssertTrue(try waitUntil(timeout: 20, interval: 0.01) {
+            try client.request("GET", "/metrics").text.contains("\npacenote_http_offload_outstanding 0")
+        }, "the sign-up left the hashing pool")
 
         let body = try JSONSerialization.data(withJSONObject: ["login": account.username, "password": account.password])
         let request = "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

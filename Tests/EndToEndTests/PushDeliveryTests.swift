@@ -70,6 +70,20 @@ final class PushDeliveryTests: XCTestCase {
         return account
     }
 
+    /// A device registered without a locale gets the account's language (API.md User(me) `locale`).
+    func testADeviceWithoutALocaleIsPushedInTheAccountsLanguage() throws {
+        try start()
+        let owner = try client.signup(), fan = try client.signup()
+        assertSuccess(try client.request("PATCH", "/v1/users/me", json: ["locale": "es"], token: owner.token), 200)
+        let token = Self.deviceToken()
+        try register(owner, token: token)
+        let videoId = try rallyAndVideo(owner)
+        assertSuccess(try client.request("PUT", "/v1/videos/\(videoId)/like", token: fan.token), 200)
+        let push = try XCTUnwrap(waitForPushes(to: token).first, "a push within 15 s")
+        let payload = try XCTUnwrap(JSONSerialization.jsonObject(with: Data((push["body"] as? String ?? "").utf8)) as? [String: Any])
+        XCTAssertEqual(child(child(payload, "aps"), "alert")?["body"] as? String, "A \(fan.user["displayName"] as? String ?? "") le gusta tu vídeo.")
+    }
+
     func testALikeIsPushedToTheOwnersDeviceInTheirLanguage() throws {
         try start()
         let owner = try client.signup(), fan = try client.signup()

@@ -13,8 +13,12 @@ final class AuthMiddlewareTests: XCTestCase {
     // The contract's lists (API.md "Conventions"), written out here rather than read from
     // `AuthMiddleware`, so a route wrongly added to the middleware's lists fails this test.
     // Parameters are `{}`: their names are the router's choice.
-    /// Signup and login: the only `/v1` routes open without a session.
-    static let publicRoutes: Set<String> = ["POST /v1/users", "POST /v1/sessions"]
+    /// Signup and login, and the mailed-link endpoints of API.md "Email verification and password
+    /// reset" (whoever forgot a password has no session): the only `/v1` routes open without one.
+    static let publicRoutes: Set<String> = [
+        "POST /v1/users", "POST /v1/sessions",
+        "POST /v1/email-verifications/confirm", "POST /v1/password-resets", "POST /v1/password-resets/confirm",
+    ]
     /// With `--public-read`: GETs of rallies, videos, users and their lists (never feeds,
     /// notifications, moderation, search, or the caller's own account).
     static let publicReadRoutes: Set<String> = [

@@ -55,11 +55,17 @@ final class OpenAPIDocumentTests: XCTestCase {
         }
     }
 
-    /// API.md: every /v1 endpoint needs a session except sign-up and login; health, metrics and
-    /// the document itself need none. Hard-coded here, so the rule is the contract's, not the code's.
+    /// API.md: every /v1 endpoint needs a session except sign-up and login, and the mailed-link
+    /// endpoints that someone who cannot sign in uses (reset, verification); health, metrics, the
+    /// document itself and the pages mail links open need none. Hard-coded here, so the rule is
+    /// the contract's, not the code's.
     func testOnlyTheContractsOpenOperationsAreUnsecuredAndEverySecuredOneLists401() throws {
-        let open: Set<String> = ["POST /v1/users", "POST /v1/sessions", "GET /healthz", "GET /metrics", "GET /openapi.json",
-                                 "GET /console/", "GET /console/{file}"]
+        let open: Set<String> = [
+            "POST /v1/users", "POST /v1/sessions", "GET /healthz", "GET /metrics", "GET /openapi.json",
+            "POST /v1/email-verifications/confirm", "POST /v1/password-resets", "POST /v1/password-resets/confirm",
+            "GET /account/verify", "GET /account/reset", "GET /account/account.js", "GET /account/account.css",
+            "GET /console/", "GET /console/{file}",
+        ]
         let document = try Self.document()
         let global = try XCTUnwrap(document["security"] as? [[String: Any]])
         XCTAssertEqual(global.first?.keys.first, "session")

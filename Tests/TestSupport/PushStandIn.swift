@@ -7,6 +7,7 @@ import Synchronization
 /// Why a stand-in could not be used; says what to run.
 public struct StandInError: Error, CustomStringConvertible {
     public var description: String
+    public init(description: String) { self.description = description }
 }
 
 /// The push stand-in (`Tests/Support/standins/push_standin.py`) running on loopback for one

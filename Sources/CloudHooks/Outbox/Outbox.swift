@@ -24,8 +24,11 @@ public struct OutboxLane: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let notify = OutboxLane(rawValue: "notify")
     /// Deliveries to push services and the webhook: network work, leased outside transactions.
     public static let push = OutboxLane(rawValue: "push")
+    /// Verification and reset mails over SMTP: network work, like `push`, with a worker of its
+    /// own so a mail server's outage never holds up pushes (nor the reverse).
+    public static let mail = OutboxLane(rawValue: "mail")
 
-    public static let all: [OutboxLane] = [.feed, .notify, .push]
+    public static let all: [OutboxLane] = [.feed, .notify, .push, .mail]
 }
 
 /// An outbox row as an operator sees it (`pacenote outbox list`).

@@ -213,7 +213,8 @@ extension ServerCore {
         for (k, v) in headers { headerBytes += k.utf8.count + v.utf8.count + 4 }  // "k: v\r\n"
 
         let box = RequestBox(
-            head: Request(method: methodString, path: path, query: query, headers: HTTPHeaders(headers)),
+            head: Request(method: methodString, path: path, query: query, headers: HTTPHeaders(headers),
+                          remoteAddress: ConnectionInfo.clientAddress(of: connection)),
             upload: UploadState(maxBodyBytes: configuration.maxBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes))
         // Unmanaged: retained here for the life of the request; released exactly once in
         // mhdCompletedCallback (MHD_OPTION_NOTIFY_COMPLETED).

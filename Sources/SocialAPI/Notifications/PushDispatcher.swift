@@ -177,12 +177,13 @@ struct PushDispatcher: Sendable {
 
     /// Everything one delivery needs, in one statement. The device must still belong to the
     /// recipient: a token registered since by another account is not sent someone else's news.
+    /// The words follow the device's locale, else the account's (API.md User(me) `locale`).
     private static func load(notificationID: String, installationID: String?) -> SQL {
         let device: SQL = installationID.map { "JOIN installations i ON i.id = \($0) AND i.user_id = n.user_id" }
             ?? "LEFT JOIN installations i ON 1 = 0"
         return """
             SELECT n.kind, n.about_me, n.created_at, n.video_id, n.actor_id, actor.display_name, target.display_name,
-                   v.title, a.content, n.user_id, r.unread_notifications, i.platform, i.device_token, i.locale
+                   v.title, a.content, n.user_id, r.unread_notifications, i.platform, i.device_token, COALESCE(i.locale, r.locale)
             FROM notifications n
             JOIN users actor ON actor.id = n.actor_id
             JOIN users r ON r.id = n.user_id

@@ -8,7 +8,7 @@ struct UserJSON: JSONEncodable {
         case anonymous
         /// Another user, seen by a signed-in caller: carries `isFollowing`.
         case signedIn(isFollowing: Bool)
-        /// The caller's own account: carries email, emailVerified and notificationSettings.
+        /// The caller's own account: carries email, emailVerified, notificationSettings and locale.
         case owner
     }
 
@@ -68,6 +68,7 @@ struct UserJSON: JSONEncodable {
             guard let account else { break }
             writer.field("email", account.email)
             writer.field("emailVerified", account.emailVerified)
+            writer.field("locale", account.locale.rawValue)
             writer.key("notificationSettings")
             writer.beginObject()
             writer.field("newVideos", account.notificationSettings.newVideos)

@@ -11,6 +11,8 @@ struct AccountRoutes {
     let database: any Database
     let hooks: Hooks
     let moderation: Moderation
+    /// Queues verification mails after sign-up and email changes, when mail is configured.
+    let mail: MailQueue
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/users", options: .offload, signUp)
@@ -27,12 +29,17 @@ struct AccountRoutes {
 
     @Sendable func signUp(_ request: Request, _ context: Context) throws -> Response {
         let body = try JSONBody.parse(request)
+        // The app may say which language; else the one the client's requests ask for.
+        let locale = try body.nonNull("locale", body.locale) ?? AccountLocale(acceptLanguage: request.headers["accept-language"])
         let signedIn = try accounts.signUp(
             username: try body.requireString("username"),
             email: try body.requireString("email"),
             password: try body.requireString("password"),
-            displayName: try body.string("displayName")
-        )
+            displayName: try body.string("displayName"),
+            locale: locale
+        ) { account, connection in
+            try mail.verify(account, on: connection)
+        }
         return .json(201, SignedInJSON(signedIn: signedIn))
     }
 
@@ -67,7 +74,10 @@ struct AccountRoutes {
             changes.myActivity = try settings.nonNull("myActivity", settings.bool, prefix: "notificationSettings.")
             changes.followingActivity = try settings.nonNull("followingActivity", settings.bool, prefix: "notificationSettings.")
         }
-        let account = try accounts.updateProfile(try context.caller(), changes)
+        changes.locale = try body.nonNull("locale", body.locale)
+        let account = try accounts.updateProfile(try context.caller(), changes) { account, connection in
+            try mail.verify(account, on: connection)
+        }
         return .json(200, UserJSON(account: account, view: .owner))
     }
 
@@ -117,6 +127,13 @@ struct AccountRoutes {
 }
 
 extension JSONBody {
+    /// `locale`: "en" or "es" (API.md User(me)).
+    func locale(_ key: String) throws(APIError) -> AccountLocale? {
+        guard let text = try string(key) else { return nil }
+        guard let locale = AccountLocale(rawValue: text) else { throw APIError.validation(key, "\(key) must be en or es.") }
+        return locale
+    }
+
     /// A field that may be absent but, when present, must not be null: PATCH merges, and
     /// none of these fields can be erased.
     func nonNull<T>(_ key: String, _ read: (String) throws(APIError) -> T?, prefix: String = "") throws(APIError) -> T? {

@@ -16,6 +16,7 @@ public enum Schema {
         migration("0005_search_prefix_indexes", PackageResources._005_search_prefix_indexes_sql),
         migration("0006_notifications", PackageResources._006_notifications_sql),
         migration("0007_moderation", PackageResources._007_moderation_sql),
+        migration("0008_accounts", PackageResources._008_accounts_sql),
     ]
 
     /// The same changes for PostgreSQL (`migrations/postgres`, embedded by `PostgresSchema`).

@@ -190,8 +190,14 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     }
 
     var serveArguments: [String] {
-        ["serve"] + (defaultFlags ? ["--listen", "127.0.0.1:0", "--data-dir", dataDir.path, "--bcrypt-cost", "4"] : []) + extraArguments
+        ["serve"] + (defaultFlags ? ["--listen", "127.0.0.1:0", "--data-dir", dataDir.path, "--bcrypt-cost", "4"] + Self.limitsOff : []) + extraArguments
     }
+
+    /// Every rate limit off: the tests sign up, log in and write far more from one loopback
+    /// address than the defaults allow a client (50 sign-ups an hour). Tests of a limit pass its
+    /// flag in `extraArguments`, which come later and win. The server's defaults stay on.
+    static let limitsOff = ["--limit-signups", "off", "--limit-logins", "off", "--limit-mails", "off",
+                            "--limit-mails-per-ip", "off", "--limit-writes", "off", "--limit-requests", "off"]
 
     var stderrLines: [String] { output.stderrLines }
     var isRunning: Bool { process?.isRunning ?? false }

@@ -1,0 +1,127 @@
+import Storage
+
+/// A verification or reset mail to send: whose, and the nonce its token is made from
+/// (`AccountTokenMint`). This, not the token, is what the outbox keeps.
+public struct AccountMail: Sendable, Equatable {
+    public let purpose: AccountTokenPurpose
+    public let userID: String
+    public let nonce: String
+
+    public init(purpose: AccountTokenPurpose, userID: String, nonce: String) {
+        self.purpose = purpose
+        self.userID = userID
+        self.nonce = nonce
+    }
+}
+
+/// Email verification and password reset (API.md): single-use tokens stored as their hash, a
+/// new one replacing the old; mails are queued by the caller's `enqueue`, inside the same
+/// transaction as the token, so a token exists if and only if its mail is on its way.
+extension Accounts {
+    /// The mint's token for a queued mail, and whether it is still the live one.
+    public func token(for mail: AccountMail) -> String {
+        mint.token(mail.purpose, nonce: mail.nonce)
+    }
+
+    /// Makes a new verification token for the account (replacing an older one) and queues
+    /// its mail. Runs inside the caller's write.
+    public func issueEmailVerification(
+        for account: Account, on connection: any DatabaseConnection, enqueue: (AccountMail, any DatabaseConnection) throws -> Void
+    ) throws {
+        try issue(.verifyEmail, userID: account.id, emailKey: Validation.key(account.email), on: connection, enqueue: enqueue)
+    }
+
+    /// `POST /v1/users/me/email-verification`: mails a new link for the caller's address.
+    public func requestEmailVerification(_ identity: Identity, enqueue: (AccountMail, any DatabaseConnection) throws -> Void) throws {
+        try database.write { connection in
+            guard let account = try store.find(id: identity.userID, on: connection) else { throw AuthError.invalidSession }
+            try issueEmailVerification(for: account, on: connection, enqueue: enqueue)
+        }
+    }
+
+    /// `POST /v1/email-verifications/confirm`: the address the token was made for becomes
+    /// verified, if it is still the account's address.
+    public func confirmEmail(token: String) throws {
+        let key = AccountTokenMint.storageKey(token)
+        let now = clock.nowMillis()
+        try database.write { connection in
+            guard let (userID, emailKey) = try tokens.consume(purpose: .verifyEmail, tokenKey: key, now: now, on: connection) else {
+                throw AuthError.invalidToken
+            }
+            let changed = try connection.execute("""
+                UPDATE users SET email_verified = 1, updated_at = \(now) WHERE id = \(userID) AND email_key = \(emailKey)
+                """)
+            guard changed == 1 else { throw AuthError.invalidToken }
+        }
+    }
+
+    /// `POST /v1/password-resets`: queues a reset mail when the address belongs to an account,
+    /// and does the same work otherwise (a nonce, a token, its hash, one write transaction with
+    /// the same lookup), so neither the answer nor its time tells whether it does.
+    public func requestPasswordReset(email: String, enqueue: (AccountMail, any DatabaseConnection) throws -> Void) throws {
+        let emailKey = Validation.key(email)
+        let nonce = try AccountTokenMint.newNonce()
+        let tokenKey = AccountTokenMint.storageKey(mint.token(.resetPassword, nonce: nonce))
+        let now = clock.nowMillis()
+        try database.write { connection in
+            let userID: String? = try connection.fetchValue("SELECT id FROM users WHERE email_key = \(emailKey)", as: String?.self) ?? nil
+            guard let userID else { return }
+            try tokens.replace(userID: userID, purpose: .resetPassword, tokenKey: tokenKey, emailKey: emailKey, now: now, on: connection)
+            try enqueue(AccountMail(purpose: .resetPassword, userID: userID, nonce: nonce), connection)
+        }
+    }
+
+    /// `POST /v1/password-resets/confirm`: sets the new password and ends every session of the
+    /// account. The password rules of sign-up apply (checked before the token is used up).
+    /// It also lifts a lockout of the account and its names: whoever holds the link proved they
+    /// own the address, and someone guessing passwords must not keep the owner out after a reset.
+    public func resetPassword(token: String, password: String) throws {
+        let password = try Validation.password(password)
+        let hash = try hasher.hash(password)
+        let key = AccountTokenMint.storageKey(token)
+        let now = clock.nowMillis()
+        try database.write { connection in
+            guard let (userID, _) = try tokens.consume(purpose: .resetPassword, tokenKey: key, now: now, on: connection) else {
+                throw AuthError.invalidToken
+            }
+            try store.setPasswordHash(hash, id: userID, now: now, on: connection)
+            try sessions.deleteAll(userID: userID, on: connection)
+            if let row = try connection.fetchOne("SELECT username_key, email_key FROM users WHERE id = \(userID)") {
+                try throttle.recordSuccess(keys: [LoginThrottle.accountKey(id: userID), try row.decode("username_key"), try row.decode("email_key")],
+                                           on: connection)
+            }
+        }
+        cache.removeAll()
+    }
+
+    /// `pacenote user reset-link USERNAME`: a reset token for an operator to pass on by hand
+    /// (no mail is queued). Replaces any older reset token of the account.
+    public func makeResetToken(username: String) throws -> (Account, String) {
+        let nonce = try AccountTokenMint.newNonce()
+        let token = mint.token(.resetPassword, nonce: nonce)
+        let now = clock.nowMillis()
+        let account = try database.write { connection in
+            guard let account = try store.find(username: username, on: connection) else { throw AuthError.notFound }
+            try tokens.replace(userID: account.id, purpose: .resetPassword, tokenKey: AccountTokenMint.storageKey(token),
+                               emailKey: Validation.key(account.email), now: now, on: connection)
+            return account
+        }
+        return (account, token)
+    }
+
+    /// Whether a queued mail's token is still the live one; a mail whose token was replaced,
+    /// used or expired meanwhile is not sent.
+    public func isLive(_ mail: AccountMail, on connection: any DatabaseConnection) throws -> Bool {
+        try tokens.isLive(tokenKey: AccountTokenMint.storageKey(token(for: mail)), now: clock.nowMillis(), on: connection)
+    }
+
+    private func issue(
+        _ purpose: AccountTokenPurpose, userID: String, emailKey: String, on connection: any DatabaseConnection,
+        enqueue: (AccountMail, any DatabaseConnection) throws -> Void
+    ) throws {
+        let nonce = try AccountTokenMint.newNonce()
+        let key = AccountTokenMint.storageKey(mint.token(purpose, nonce: nonce))
+        try tokens.replace(userID: userID, purpose: purpose, tokenKey: key, emailKey: emailKey, now: clock.nowMillis(), on: connection)
+        try enqueue(AccountMail(purpose: purpose, userID: userID, nonce: nonce), connection)
+    }
+}

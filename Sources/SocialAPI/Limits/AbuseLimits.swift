@@ -1,0 +1,90 @@
+import Auth
+import HTTP
+import Storage
+import Telemetry
+
+/// The limiters of API.md "Limits on abuse", one per limit that is on, and the refusal they
+/// answer: 429 `rate_limited` with `Retry-After`, counted in `pacenote_rate_limited_total{limit}`.
+///
+/// In memory of this process: with several servers, each enforces its own share
+/// (docs/deployment.md "Rate limits with several servers").
+public final class AbuseLimits: Sendable {
+    /// The names of the limits, as metrics label them.
+    enum Name: String, CaseIterable {
+        case signups, logins, mails, mailsPerIP = "mails_per_ip", writes, requests
+    }
+
+    let configuration: RateLimits
+    private let limiters: [Name: RateLimiter]
+    private let metrics: MetricsRegistry
+    private let clock: any Clock
+
+    public init(configuration: RateLimits, metrics: MetricsRegistry, clock: any Clock) {
+        self.configuration = configuration
+        self.metrics = metrics
+        self.clock = clock
+        let limits: [(Name, RateLimit?)] = [
+            (.signups, configuration.signups), (.logins, configuration.logins), (.mails, configuration.mails),
+            (.mailsPerIP, configuration.mailsPerIP), (.writes, configuration.writes), (.requests, configuration.requests),
+        ]
+        var limiters: [Name: RateLimiter] = [:]
+        for case let (name, limit?) in limits { limiters[name] = RateLimiter(limit: limit, tableSize: configuration.tableSize) }
+        self.limiters = limiters
+    }
+
+    /// The client address of `request` as the limits see it.
+    func clientKey(_ request: Request) -> String {
+        ClientAddress.resolve(request, trustedProxies: configuration.trustedProxies)
+    }
+
+    /// Counts one event of `key` against the limit `name` (nothing when that limit is off, and
+    /// then `key` is not even worked out: most requests pass limits that are off);
+    /// throws the 429 when it is over.
+    func check(_ name: Name, key: @autoclosure () -> String) throws(APIError) {
+        guard let limiter = limiters[name] else { return }
+        guard case .refused(let millis) = limiter.check(key(), now: clock.nowMillis()) else { return }
+        metrics.counter("pacenote_rate_limited_total", help: "Requests refused by a rate limit, by limit.",
+                        labels: [("limit", name.rawValue)]).increment()
+        // Whole seconds, rounded up, at least 1: a client that waits that long gets through.
+        let seconds = max(1, (millis + 999) / 1_000)
+        throw APIError(status: 429, code: "rate_limited", message: "Too many requests; try again later.",
+                       headers: [("Retry-After", String(seconds))])
+    }
+}
+
+/// Applies the limits that depend only on the route and the caller: all requests per address
+/// (`.beforeAuth`, first, so even requests with a bad token count), then sign-ups and logins
+/// per address and writes per user (`.afterAuth`, once the caller is known). The mail limits
+/// need the address a mail goes to and are checked by the mail routes.
+struct RateLimitMiddleware: Middleware {
+    typealias Identity = Accounts.Identity
+
+    enum Stage { case beforeAuth, afterAuth }
+
+    /// The writes of API.md's write limit: videos, likes, comments, flags, follows.
+    static let writeRoutes: Set<String> = [
+        "POST /v1/videos", "PATCH /v1/videos/{id}", "DELETE /v1/videos/{id}", "PUT /v1/videos/{id}/like",
+        "DELETE /v1/videos/{id}/like", "POST /v1/videos/{id}/comments", "DELETE /v1/comments/{id}",
+        "POST /v1/videos/{id}/flags", "PUT /v1/users/{id}/follow", "DELETE /v1/users/{id}/follow",
+    ]
+
+    let limits: AbuseLimits
+    let stage: Stage
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) -> Response) throws -> Response {
+        let route = "\(request.method) \(context.route)"
+        switch stage {
+        case .beforeAuth:
+            try limits.check(.requests, key: limits.clientKey(request))
+        case .afterAuth:
+            if route == "POST /v1/users" {
+                try limits.check(.signups, key: limits.clientKey(request))
+            } else if route == "POST /v1/sessions" {
+                try limits.check(.logins, key: limits.clientKey(request))
+            } else if Self.writeRoutes.contains(route), let identity = context.identity {
+                try limits.check(.writes, key: identity.userID)
+            }
+        }
+        return next(request, context)
+    }
+}

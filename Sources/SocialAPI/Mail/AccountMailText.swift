@@ -1,0 +1,69 @@
+import Auth
+
+/// The words of verification and reset mails, in the account's language. A pure function of
+/// its inputs, so tests read the texts without sending anything.
+struct AccountMailText: Equatable {
+    let subject: String
+    let text: String
+    let html: String
+
+    init(purpose: AccountTokenPurpose, locale: AccountLocale, username: String, link: String) {
+        let greeting: String, body: String, action: String, ignore: String
+        switch (purpose, locale) {
+        case (.verifyEmail, .english):
+            subject = "Confirm your email address"
+            greeting = "Hi \(username),"
+            body = "Please confirm that this is your email address. The link works once, within 24 hours."
+            action = "Confirm my address"
+            ignore = "If you did not sign up for Pacenote, ignore this mail."
+        case (.verifyEmail, .spanish):
+            subject = "Confirma tu dirección de correo"
+            greeting = "Hola, \(username):"
+            body = "Confirma que esta es tu dirección de correo. El enlace funciona una vez, durante 24 horas."
+            action = "Confirmar mi dirección"
+            ignore = "Si no te registraste en Pacenote, ignora este correo."
+        case (.resetPassword, .english):
+            subject = "Reset your password"
+            greeting = "Hi \(username),"
+            body = "Someone asked to reset the password of your account. The link works once, within one hour."
+            action = "Choose a new password"
+            ignore = "If it was not you, ignore this mail: your password stays as it is."
+        case (.resetPassword, .spanish):
+            subject = "Restablece tu contraseña"
+            greeting = "Hola, \(username):"
+            body = "Alguien pidió restablecer la contraseña de tu cuenta. El enlace funciona una vez, durante una hora."
+            action = "Elegir una contraseña nueva"
+            ignore = "Si no fuiste tú, ignora este correo: tu contraseña no cambia."
+        }
+        text = [greeting, "", body, "", "\(action):", link, "", ignore, ""].joined(separator: "\n")
+        let e = Self.escape
+        html = """
+            <!DOCTYPE html>
+            <html lang="\(locale.rawValue)"><head><meta charset="utf-8"><title>\(e(subject))</title></head>
+            <body>
+            <p>\(e(greeting))</p>
+            <p>\(e(body))</p>
+            <p><a href="\(e(link))">\(e(action))</a></p>
+            <p>\(e(ignore))</p>
+            </body></html>
+
+            """
+    }
+
+    /// HTML text and attribute escaping (usernames are restricted, but links come from configuration).
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

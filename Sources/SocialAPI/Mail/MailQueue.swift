@@ -1,0 +1,31 @@
+import Auth
+import HTTP
+import Storage
+
+/// Where the routes queue account mails: the `mail` outbox lane when mail is configured.
+/// Without mail, sign-up and email changes queue nothing, and the mail endpoints answer
+/// 503 `unavailable` (API.md).
+struct MailQueue: Sendable {
+    let service: MailService?
+    let accounts: Accounts
+    let clock: any Clock
+
+    /// 503 `unavailable` when no mail is configured: the server's state, not the client's doing.
+    static let unavailable = APIError(status: 503, code: "unavailable",
+                                      message: "This server does not send mail; ask its operator for a reset link.")
+
+    func requireConfigured() throws(APIError) {
+        guard service != nil else { throw Self.unavailable }
+    }
+
+    /// Queues a verification mail for the account's current address, inside the caller's write.
+    func verify(_ account: Account, on connection: any DatabaseConnection) throws {
+        guard service != nil else { return }
+        try accounts.issueEmailVerification(for: account, on: connection, enqueue: enqueue)
+    }
+
+    /// The `enqueue` the recovery calls take.
+    func enqueue(_ mail: AccountMail, on connection: any DatabaseConnection) throws {
+        try MailDispatcher.enqueue(mail, now: clock.nowMillis(), on: connection)
+    }
+}

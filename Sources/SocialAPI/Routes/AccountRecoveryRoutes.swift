@@ -1,0 +1,64 @@
+import Auth
+import HTTP
+import Storage
+
+/// API.md "Email verification and password reset". Asking for a mail needs mail configured
+/// (else 503 `unavailable`) and counts against the mail limits; using a token does not need
+/// mail, so a link an operator made with `pacenote user reset-link` works on any server.
+struct AccountRecoveryRoutes {
+    let accounts: Accounts
+    let mail: MailQueue
+    let limits: AbuseLimits
+
+    /// Reachable without a session (added to `AuthMiddleware.publicRoutes`).
+    static let publicRoutes: Set<String> = [
+        "POST /v1/email-verifications/confirm", "POST /v1/password-resets", "POST /v1/password-resets/confirm",
+    ]
+
+    func register(on router: RouterBuilder<Accounts.Identity>) {
+        router.post("/v1/users/me/email-verification", options: .blocking, requestVerification)
+        router.post("/v1/email-verifications/confirm", options: .blocking, confirmVerification)
+        router.post("/v1/password-resets", options: .blocking, requestReset)
+        // bcrypt: off the serving threads like every route that hashes.
+        router.post("/v1/password-resets/confirm", options: .offload, confirmReset)
+    }
+
+    @Sendable func requestVerification(_ request: Request, _ context: Context) throws -> Response {
+        let caller = try context.caller()
+        try mail.requireConfigured()
+        guard let account = try accounts.account(id: caller.userID) else { throw APIErrors.invalidSession }
+        try checkMailLimits(address: account.email, request)
+        try accounts.requestEmailVerification(caller, enqueue: mail.enqueue)
+        return .noContent()
+    }
+
+    @Sendable func confirmVerification(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        try accounts.confirmEmail(token: try body.requireString("token"))
+        return .noContent()
+    }
+
+    /// The same answer, after the same work, whether or not the address has an account
+    /// (`Accounts.requestPasswordReset`); the limits count the address either way.
+    @Sendable func requestReset(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        let email = try body.requireString("email")
+        try mail.requireConfigured()
+        guard email.utf8.count <= 254, email.contains("@") else { throw APIError.validation("email", "email must be an email address.") }
+        try checkMailLimits(address: email, request)
+        try accounts.requestPasswordReset(email: email, enqueue: mail.enqueue)
+        return .noContent()
+    }
+
+    @Sendable func confirmReset(_ request: Request, _ context: Context) throws -> Response {
+        let body = try JSONBody.parse(request)
+        try accounts.resetPassword(token: try body.requireString("token"), password: try body.requireString("password"))
+        return .noContent()
+    }
+
+    /// Per address mailed to, then per client address (API.md `--limit-mails`, `--limit-mails-per-ip`).
+    private func checkMailLimits(address: String, _ request: Request) throws(APIError) {
+        try limits.check(.mails, key: Validation.key(address))
+        try limits.check(.mailsPerIP, key: limits.clientKey(request))
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// The SMTP stand-in (`Tests/Support/standins/smtp_standin.py`, Python `aiosmtpd`) on loopback:
+/// it records every message it accepts, decoded. `stop()` and `start()` again on the same port
+/// make an outage. Killed and its folder removed when released.
+public final class SMTPStandIn: @unchecked Sendable {  // @unchecked: used by one test thread at a time.
+    public let directory: URL
+    public private(set) var port = 0
+    private let auth: String?
+    private var process: Process?
+
+    public var url: String { "smtp://127.0.0.1:\(port)" }
+
+    /// Starts the stand-in; with `auth` ("user:password") it refuses mail until the client logs in.
+    public init(auth: String? = nil) throws {
+        self.auth = auth
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-smtp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try start()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Starts it (again, on the port it had, when it ran before) and waits, at most 30 s, until it listens.
+    public func start() throws {
+        let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
+            ?? StandIn.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw StandInError(description: "no Python for the stand-ins at \(python): run scripts/python-env (scripts/test does)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [StandIn.packageRoot.appendingPathComponent("Tests/Support/standins/smtp_standin.py").path,
+                             "--dir", directory.path, "--port", String(port)] + (auth.map { ["--auth", $0] } ?? [])
+        let output = Pipe()
+        let errors = directory.appendingPathComponent("stderr.txt")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        self.process = process
+
+        let firstLine = Mutex<String?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let reader = output.fileHandleForReading
+        Thread.detachNewThread {
+            var buffer = Data()
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    firstLine.withLock { $0 = String(decoding: buffer[..<newline], as: UTF8.self) }
+                    break
+                }
+            }
+            ready.signal()
+        }
+        let waited = ready.wait(timeout: .now() + 30)
+        guard waited == .success, let line = firstLine.withLock({ $0 }),
+              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let port = object["port"] as? Int
+        else {
+            stop()
+            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw StandInError(description: "the SMTP stand-in did not start within 30 s: \(stderr)")
+        }
+        self.port = port
+    }
+
+    /// Kills it: connections to its port are refused until `start()`.
+    public func stop() {
+        guard let process else { return }
+        // SIGKILL: the child inherits the test thread's signal mask (see StandIn.deinit).
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    /// Every message accepted so far, in order (see the script's docstring for the fields).
+    public func messages() -> [[String: Any]] {
+        guard let text = try? String(contentsOf: directory.appendingPathComponent("messages.jsonl"), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// Waits until at least `count` messages arrived, at most `timeout` seconds; answers them all.
+    public func waitForMessages(_ count: Int, timeout: Double = 20) -> [[String: Any]] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var seen = messages()
+        while seen.count < count, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            seen = messages()
+        }
+        return seen
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    /// The decoded text/plain part of a recorded message.
+    public var plainText: String { ((self["parts"] as? [String: Any])?["text/plain"] as? [String: Any])?["content"] as? String ?? "" }
+    public var htmlText: String { ((self["parts"] as? [String: Any])?["text/html"] as? [String: Any])?["content"] as? String ?? "" }
+
+    /// The first link in the plain text that starts with `prefix`.
+    public func link(startingWith prefix: String) -> String? {
+        plainText.split(whereSeparator: \.isWhitespace).map(String.init).first { $0.hasPrefix(prefix) }
+    }
+}
