@@ -30,55 +30,12 @@ public final class StandIn {
     /// Starts the stand-in with `script` (see the script's docstring) and waits, at most 30 s,
     /// until it listens.
     public init(script: [String: Any] = [:]) throws {
-        let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
-            ?? Self.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw StandInError(description: "no Python for the stand-ins at \(python): run scripts/python-env (scripts/test does)")
-        }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-push-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let scriptFile = directory.appendingPathComponent("script.json")
         try JSONSerialization.data(withJSONObject: script).write(to: scriptFile)
-
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.packageRoot.appendingPathComponent("Tests/Support/standins/push_standin.py").path,
-                             "--dir", directory.path, "--script", scriptFile.path]
-        let output = Pipe()
-        let errors = directory.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-
-        let firstLine = Mutex<String?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let reader = output.fileHandleForReading
-        Thread.detachNewThread {
-            var buffer = Data()
-            while true {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    firstLine.withLock { $0 = String(decoding: buffer[..<newline], as: UTF8.self) }
-                    break
-                }
-            }
-            ready.signal()
-        }
-        let waited = ready.wait(timeout: .now() + 30)
-        let line = firstLine.withLock { $0 }
-        guard waited == .success, let line,
-              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              let port = object["port"] as? Int
-        else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw StandInError(description: "the push stand-in did not start within 30 s: \(stderr)")
-        }
-        self.port = port
+        (process, port) = try StandInProcess.launch(
+            script: "push_standin.py", arguments: ["--dir", directory.path, "--script", scriptFile.path], directory: directory, name: "push")
     }
 
     deinit {

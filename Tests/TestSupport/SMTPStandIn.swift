@@ -30,49 +30,11 @@ public final class SMTPStandIn: @unchecked Sendable {  // @unchecked: used by on
 
     /// Starts it (again, on the port it had, when it ran before) and waits, at most 30 s, until it listens.
     public func start() throws {
-        let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
-            ?? StandIn.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw StandInError(description: "no Python for the stand-ins at \(python): run scripts/python-env (scripts/test does)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [StandIn.packageRoot.appendingPathComponent("Tests/Support/standins/smtp_standin.py").path,
-                             "--dir", directory.path, "--port", String(port)] + (auth.map { ["--auth", $0] } ?? [])
-        let output = Pipe()
-        let errors = directory.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        self.process = process
-
-        let firstLine = Mutex<String?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let reader = output.fileHandleForReading
-        Thread.detachNewThread {
-            var buffer = Data()
-            while true {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    firstLine.withLock { $0 = String(decoding: buffer[..<newline], as: UTF8.self) }
-                    break
-                }
-            }
-            ready.signal()
-        }
-        let waited = ready.wait(timeout: .now() + 30)
-        guard waited == .success, let line = firstLine.withLock({ $0 }),
-              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              let port = object["port"] as? Int
-        else {
-            stop()
-            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw StandInError(description: "the SMTP stand-in did not start within 30 s: \(stderr)")
-        }
-        self.port = port
+        let (launched, listening) = try StandInProcess.launch(
+            script: "smtp_standin.py", arguments: ["--dir", directory.path, "--port", String(port)] + (auth.map { ["--auth", $0] } ?? []),
+            directory: directory, name: "SMTP")
+        process = launched
+        port = listening
     }
 
     /// Kills it: connections to its port are refused until `start()`.
