@@ -27,6 +27,10 @@ enum APIErrors {
             return map(error)
         case StorageError.busy:
             return APIError(status: 503, code: "unavailable", message: "The server is busy; try again.", headers: [("Retry-After", "1")])
+        case StorageError.connectionLost:
+            // The database server went away (a restart, a failover): the request can be retried
+            // as is once a new connection is up, which the pool makes on next use.
+            return APIError(status: 503, code: "unavailable", message: "The database is unreachable; try again.", headers: [("Retry-After", "1")])
         default:
             return nil
         }

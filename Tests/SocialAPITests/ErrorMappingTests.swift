@@ -55,4 +55,13 @@ final class ErrorMappingTests: XCTestCase {
         // Once the lock is gone the same request succeeds: nothing was left half-done.
         XCTAssertEqual(responder.respond(to: me).status, 200)
     }
+
+    /// A database server that went away is the server's state, not the client's fault: 503
+    /// with Retry-After, as a busy one (PostgreSQL restarts and failovers).
+    func testALostDatabaseConnectionIs503() throws {
+        let mapped = try XCTUnwrap(APIErrors.map(StorageError.connectionLost("server closed the connection")))
+        XCTAssertEqual(mapped.status, 503)
+        XCTAssertEqual(mapped.code, "unavailable")
+        XCTAssertEqual(mapped.headers.first { $0.0 == "Retry-After" }?.1, "1")
+    }
 }
