@@ -4,10 +4,17 @@ import XCTest
 @testable import Storage
 
 /// The PostgreSQL driver against a real server: the cluster `scripts/postgres` starts (as
-/// `scripts/test` does). Skipped when PACENOTE_TEST_POSTGRES_URL is not set.
+/// `scripts/test` does). Skipped when PACENOTE_TEST_POSTGRES_URL is not set, except in CI
+/// (`CI=true`, as `.ci/run` sets), where a missing cluster fails instead of skipping silently.
 final class PostgresDatabaseTests: XCTestCase {
+    private func requireServer() throws {
+        guard TemporaryPostgres.baseURL == nil else { return }
+        if ProcessInfo.processInfo.environment["CI"] == "true" { throw StorageError.connectionLost(TemporaryPostgres.skipReason) }
+        throw XCTSkip(TemporaryPostgres.skipReason)
+    }
+
     private func temporary(migrated: Bool = false, _ configure: (inout PostgresDatabase.Configuration) -> Void = { _ in }) throws -> TemporaryPostgres {
-        try XCTSkipUnless(TemporaryPostgres.baseURL != nil, TemporaryPostgres.skipReason)
+        try requireServer()
         return try TemporaryPostgres(migrated: migrated, configure: configure)
     }
 
@@ -277,7 +284,9 @@ final class PostgresDatabaseTests: XCTestCase {
     func testReconnectsAfterTheServerRestarts() throws {
         let temp = try temporary { $0.readers = 2; $0.writers = 2 }
         guard let restart = ProcessInfo.processInfo.environment["PACENOTE_TEST_POSTGRES_RESTART"], !restart.isEmpty else {
-            throw XCTSkip("PACENOTE_TEST_POSTGRES_RESTART is not set (scripts/postgres sets it)")
+            let reason = "PACENOTE_TEST_POSTGRES_RESTART is not set (scripts/postgres sets it)"
+            if ProcessInfo.processInfo.environment["CI"] == "true" { throw StorageError.connectionLost(reason) }
+            throw XCTSkip(reason)
         }
         try temp.database.write { c in
             try c.execute("CREATE TABLE kept (n BIGINT)")
@@ -310,7 +319,7 @@ final class PostgresDatabaseTests: XCTestCase {
     }
 
     func testAWrongURLFailsAtOpen() throws {
-        try XCTSkipUnless(TemporaryPostgres.baseURL != nil, TemporaryPostgres.skipReason)
+        try requireServer()
         var configuration = PostgresDatabase.Configuration(url: "postgresql://postgres@127.0.0.1:1/none?connect_timeout=2")
         configuration.readers = 1
         XCTAssertThrowsError(try PostgresDatabase(configuration: configuration)) { error in
