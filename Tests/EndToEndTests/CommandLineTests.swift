@@ -2,22 +2,7 @@ import Foundation
 import XCTest
 
 /// The `pacenote` commands operators and scripts use, against a data directory of their own.
-final class CommandLineTests: XCTestCase {
-    private var server: TestServer!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        _ = ResponseAudit.shared.drainViolations()
-        server = try TestServer()
-    }
-
-    override func tearDown() {
-        for violation in ResponseAudit.shared.drainViolations() { XCTFail(violation) }
-        server?.stop()
-        server = nil
-        super.tearDown()
-    }
-
+final class CommandLineTests: CommandTestCase {
     private func describe(_ run: (status: Int32, stdout: String, stderr: String)) -> String {
         "exit \(run.status)\n--- stdout ---\n\(run.stdout)\n--- stderr ---\n\(run.stderr)"
     }

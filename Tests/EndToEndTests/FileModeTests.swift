@@ -4,22 +4,7 @@ import XCTest
 /// The data directory is 0700 and the files holding emails and hashes 0600: the database, its
 /// WAL and shared-memory files, and the output of `pacenote backup`; looser modes found on an
 /// existing data directory are tightened at start, and the command says so.
-final class FileModeTests: XCTestCase {
-    private var server: TestServer!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        _ = ResponseAudit.shared.drainViolations()
-        server = try TestServer()
-    }
-
-    override func tearDown() {
-        for violation in ResponseAudit.shared.drainViolations() { XCTFail(violation) }
-        server?.stop()
-        server = nil
-        super.tearDown()
-    }
-
+final class FileModeTests: CommandTestCase {
     private func mode(_ path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return try XCTUnwrap(attributes[.posixPermissions] as? Int, "no mode for \(path)") & 0o777
