@@ -5,10 +5,11 @@ import Storage
 ///
 /// Inserting 1.8 million activities while SQLite maintains every index costs about twice as
 /// much as inserting them bare and running CREATE INDEX afterwards (measured on the large
-/// export). Only plain (non-UNIQUE) indexes are set aside: the UNIQUE ones are what refuses
-/// duplicates during the load. Each drop commits with its batch, so a crash can leave them
-/// missing: `restore` therefore also rebuilds, from the schema's migrations, any index of
-/// these tables that is missing, and every import calls it first.
+/// export); PostgreSQL builds a B-tree from sorted data the same way. Only plain (non-UNIQUE)
+/// indexes are set aside: the UNIQUE ones are what refuses duplicates during the load. Each
+/// drop commits with its batch, so a crash can leave them missing: `restore` therefore also
+/// rebuilds, from the schema's migrations of the database's dialect, any index of these
+/// tables that is missing, and every import calls it first.
 struct DeferredIndexes {
     /// The tables whose plain indexes are set aside.
     static let tables = ["videos", "activities"]
@@ -35,16 +36,17 @@ struct DeferredIndexes {
         return result
     }
 
+    let dialect: SQLDialect
     let definitions: [String: (table: String, sql: String)]
 
-    init(migrations: [Migration] = Schema.sqlite) {
-        definitions = Self.definitions(from: migrations).filter { Self.tables.contains($0.value.table) }
+    init(dialect: SQLDialect) {
+        self.dialect = dialect
+        definitions = Self.definitions(from: Schema.migrations(for: dialect)).filter { Self.tables.contains($0.value.table) }
     }
 
     /// Drops the plain indexes of `tables` that exist now; answers their names.
     @discardableResult
     func drop(on connection: any DatabaseConnection) throws -> [String] {
-        guard connection.dialect == .sqlite else { return [] }
         var dropped: [String] = []
         for name in try existing(on: connection) where definitions[name] != nil {
             try connection.execute(SQL(unsafeSQL: "DROP INDEX \(name)"))
@@ -56,7 +58,6 @@ struct DeferredIndexes {
     /// Creates every index of `tables` the migrations define and the database lacks.
     @discardableResult
     func restore(on connection: any DatabaseConnection) throws -> [String] {
-        guard connection.dialect == .sqlite else { return [] }
         let present = Set(try existing(on: connection))
         var created: [String] = []
         for (name, definition) in definitions.sorted(by: { $0.key < $1.key }) where !present.contains(name) {
@@ -66,11 +67,23 @@ struct DeferredIndexes {
         return created
     }
 
+    /// The plain indexes of `tables` the database has (in the schema the session uses, on PostgreSQL).
     private func existing(on connection: any DatabaseConnection) throws -> [String] {
         let list = SQL.joined(Self.tables.map { "\($0)" }, separator: ", ")
-        return try connection.fetchAll("""
-            SELECT name FROM sqlite_master
-            WHERE type = 'index' AND tbl_name IN (\(list)) AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'
-            """).map { try $0.decode(at: 0, as: String.self) }
+        let query: SQL
+        switch dialect {
+        case .sqlite:
+            query = """
+                SELECT name FROM sqlite_master
+                WHERE type = 'index' AND tbl_name IN (\(list)) AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'
+                """
+        case .postgres:
+            // Constraints' indexes (primary keys, UNIQUE columns) are unique, so they are left out too.
+            query = """
+                SELECT indexname FROM pg_indexes
+                WHERE schemaname = current_schema() AND tablename IN (\(list)) AND indexdef NOT LIKE 'CREATE UNIQUE%'
+                """
+        }
+        return try connection.fetchAll(query).map { try $0.decode(at: 0, as: String.self) }
     }
 }

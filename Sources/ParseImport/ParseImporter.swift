@@ -49,7 +49,6 @@ public final class ParseImporter {
     private let options: Options
     private let clock: any Clock
     private let log: (String) -> Void
-    private let writer = ImportWriter()
     private var report = ImportReport()
     private var loggedEntries = 0
     private var started = 0.0
@@ -73,29 +72,13 @@ public final class ParseImporter {
         report = ImportReport()
         loggedEntries = 0
         started = Self.monotonicSeconds()
-        let previousCache = try database.write { connection in
-            let previous = try connection.fetchValue("PRAGMA cache_size", as: Int.self)
-            try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(options.cacheMiB * 1024)"))
-            return previous
-        }
-        // The following timeline's work tables are temporary (in files, see ImportParseCommand);
-        // with SQLite's default 2 MB cache for them, their 100 MB were read back from the file
-        // page by page.
-        let previousTempCache = try database.write { connection in
-            let previous = try connection.fetchValue("PRAGMA temp.cache_size", as: Int.self)
-            try connection.execute(SQL(unsafeSQL: "PRAGMA temp.cache_size = -\(options.temporaryCacheMiB * 1024)"))
-            return previous
-        }
-        defer {
-            _ = try? database.write { connection in
-                if let previousCache { try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = \(previousCache)")) }
-                if let previousTempCache { try connection.execute(SQL(unsafeSQL: "PRAGMA temp.cache_size = \(previousTempCache)")) }
-            }
-        }
+        let backend = makeImportBackend(for: database.dialect)
+        let undoTuning = try backend.prepareLoad(database, options: options)
+        defer { undoTuning() }
 
         // Plain indexes of videos and activities are built once after the load (DeferredIndexes);
         // restoring first also repairs an earlier import that was killed half-way.
-        let indexes = DeferredIndexes()
+        let indexes = DeferredIndexes(dialect: database.dialect)
         let dropped = try database.write { connection in
             try indexes.restore(on: connection)
             return try indexes.drop(on: connection)
@@ -107,29 +90,19 @@ public final class ParseImporter {
 
         let now = clock.nowMillis()
         let maximumCost = PasswordHasher(cost: options.bcryptCost).maximumCost
-        try phase("_User") { try importFile(.user, map: { UserMapper.map($0, now: now, maximumCost: maximumCost) }, insert: writer.insert) }
-        try phase("Rallye") { try importFile(.rally, map: { RallyMapper.map($0, now: now) }, insert: writer.insert) }
-        try phase("Video") { try importFile(.video, map: { VideoMapper.map($0, now: now) }, insert: writer.insert) }
-        try phase("Activity") { try importFile(.activity, map: { ActivityMapper.map($0, now: now) }, insert: writer.insert) }
-        try phase("_Installation") { try importFile(.installation, map: { InstallationMapper.map($0, now: now) }, insert: writer.insert) }
+        let rows = backend.rowsPerTransaction(options)
+        let rowsPerWrite = backend.rowsPerWrite
+        try phase("_User") { try importFile(.user, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { UserMapper.map($0, now: now, maximumCost: maximumCost) }, insert: backend.insert) }
+        try phase("Rallye") { try importFile(.rally, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { RallyMapper.map($0, now: now) }, insert: backend.insert) }
+        try phase("Video") { try importFile(.video, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { VideoMapper.map($0, now: now) }, insert: backend.insert) }
+        try phase("Activity") { try importFile(.activity, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { ActivityMapper.map($0, now: now) }, insert: backend.insert) }
+        try phase("_Installation") { try importFile(.installation, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { InstallationMapper.map($0, now: now) }, insert: backend.insert) }
         try phase("indexes") {
-            // Building an index is mostly sorting. With a small page cache SQLite sorts in
-            // 2 MiB runs, which worker threads sort beside the main one before a merge; one
-            // run the size of the 256 MiB cache is sorted on one core, and more slowly (the
-            // large export's indexes: 20 s with the big cache, 11 s with this).
-            try database.write { connection in
-                try connection.execute(SQL(unsafeSQL: "PRAGMA threads = \(options.sortThreads)"))
-                try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(options.indexSortCacheMiB * 1024)"))
-            }
-            defer {
-                _ = try? database.write { connection in
-                    try connection.execute("PRAGMA threads = 0")
-                    try connection.execute(SQL(unsafeSQL: "PRAGMA cache_size = -\(options.cacheMiB * 1024)"))
-                }
-            }
-            let created = try database.write { connection in try indexes.restore(on: connection) }
+            let created = try backend.buildIndexes(database, options: options) { connection in try indexes.restore(on: connection) }
             restored = true
             progress("indexes rebuilt: \(created.joined(separator: ", ")) (set aside: \(dropped.count))")
+            // The counters and the timelines are read from these tables, just loaded.
+            try backend.refreshStatistics(of: Self.loadedTables, in: database)
         }
         try phase("counters") { try database.write { connection in try CounterRebuild.recompute(on: connection) } }
         try phase("timelines") {
@@ -137,17 +110,35 @@ public final class ParseImporter {
             let rows = try TimelineRebuild.rebuild(in: database, followingDepth: options.followingDepth) { self.progress($0) }
             report.homeTimelineRows = rows.home
             report.followingTimelineRows = rows.following
+            try backend.refreshStatistics(of: ["home_timeline", "following_timeline"], in: database)
         }
         return report
     }
 
+    /// The tables the load writes (the search tables through triggers).
+    static let loadedTables = ["users", "users_search", "rallies", "videos", "videos_search", "activities", "installations"]
+
     // MARK: Files
 
-    /// Streams one class's file in batches of `batchSize` rows, each batch one transaction.
-    /// The file is read and mapped on a thread of its own (`PreparedStream`); this thread
-    /// only writes, in file order.
-    private func importFile<Row: Sendable>(_ parseClass: ParseClass, map: @escaping @Sendable (ParseFields) -> Mapped<Row>,
-                                           insert: (Row, any DatabaseConnection) throws -> WriteOutcome) throws {
+    /// What became of one element of a file, recorded once its transaction committed.
+    private enum Written {
+        /// A row handed to the database (`outcome` is set when its write returns), or an
+        /// element skipped before (`skip`).
+        case element(objectId: String, notes: [String], outcome: WriteOutcome?, skip: String?, bytesRead: Int)
+        case stopped(ResultsReaderError)
+    }
+
+    /// Streams one class's file in transactions of `rowsPerTransaction` elements. The file is
+    /// read and mapped on a thread of its own (`PreparedStream`); this thread only writes, in
+    /// file order, `rowsPerWrite` rows per call of `insert` (the reading thread fills the next
+    /// ones meanwhile).
+    ///
+    /// A transaction's closure may run more than once (PostgreSQL runs it again after a
+    /// serialization failure or a lost session), so it only touches the database: the
+    /// elements it took from the stream are kept in `taken` and handed to the next run, and
+    /// what became of them is recorded in the report after the commit.
+    private func importFile<Row: Sendable>(_ parseClass: ParseClass, rowsPerTransaction: Int, rowsPerWrite: Int, map: @escaping @Sendable (ParseFields) -> Mapped<Row>,
+                                           insert: ([Row], any DatabaseConnection) throws -> [WriteOutcome]) throws {
         let path = (directory as NSString).appendingPathComponent(parseClass.fileName)
         guard FileManager.default.fileExists(atPath: path) else {
             report.missingFiles.append(parseClass)
@@ -167,49 +158,84 @@ public final class ParseImporter {
         defer { stream.cancel() }
         var finished = false
         while !finished {
-            try database.write { connection in
-                var rows = 0
-                while rows < options.batchSize {
-                    switch stream.next() {
-                    case nil:
+            var taken: [PreparedStream<Row>.Item] = []
+            let written = try database.write { connection -> [Written] in
+                var written: [Written] = []
+                // Rows waiting for one call of `insert`, with their places in `written`.
+                var pending: [Row] = []
+                var places: [Int] = []
+                func flush() throws {
+                    guard !pending.isEmpty else { return }
+                    let outcomes = try insert(pending, connection)
+                    precondition(outcomes.count == pending.count, "one outcome per row")
+                    for (place, outcome) in zip(places, outcomes) {
+                        guard case .element(let id, let notes, _, _, let bytesRead) = written[place] else { continue }
+                        written[place] = .element(objectId: id, notes: notes, outcome: outcome, skip: nil, bytesRead: bytesRead)
+                    }
+                    pending.removeAll(keepingCapacity: true)
+                    places.removeAll(keepingCapacity: true)
+                }
+                var index = 0
+                finished = false
+                while index < rowsPerTransaction {
+                    let item: PreparedStream<Row>.Item
+                    if index < taken.count {
+                        item = taken[index]
+                    } else if let next = stream.next() {
+                        taken.append(next)
+                        item = next
+                    } else {
                         finished = true
-                        return
-                    case .stopped(let error)?:
-                        // Commit what this batch holds, then stop this file.
-                        report.fileErrors[parseClass] = String(describing: error)
-                        progress("\(parseClass.fileName) stopped: \(error)")
+                        break
+                    }
+                    index += 1
+                    switch item {
+                    case .stopped(let error):
+                        // Commit what this transaction holds, then stop this file.
+                        written.append(.stopped(error))
                         finished = true
-                        return
-                    case .element(let prepared, let bytesRead)?:
-                        rows += 1
-                        let read = report.counts[parseClass, default: .init()].read + 1
-                        report.counts[parseClass, default: .init()].read = read
-                        try write(prepared, parseClass, connection, insert)
-                        if read % options.progressInterval == 0 {
-                            let c = report[parseClass]
-                            progress("\(parseClass.rawValue): \(read) read (\(bytesRead / 1_048_576) MiB), \(c.imported) imported, \(c.alreadyPresent) already present, \(c.skipped) skipped")
-                        }
+                        try flush()
+                        return written
+                    case .element(.skip(let id, let reason), let bytesRead):
+                        written.append(.element(objectId: id, notes: [], outcome: nil, skip: reason, bytesRead: bytesRead))
+                    case .element(.row(let row, let id, let notes), let bytesRead):
+                        places.append(written.count)
+                        written.append(.element(objectId: id, notes: notes, outcome: nil, skip: nil, bytesRead: bytesRead))
+                        pending.append(row)
+                        if pending.count == rowsPerWrite { try flush() }
                     }
                 }
+                try flush()
+                return written
             }
+            for element in written { record(element, parseClass) }
         }
     }
 
-    /// Writes one prepared element and records what became of it.
-    private func write<Row>(_ prepared: Prepared<Row>, _ parseClass: ParseClass, _ connection: any DatabaseConnection,
-                            _ insert: (Row, any DatabaseConnection) throws -> WriteOutcome) throws {
-        switch prepared {
-        case .skip(let id, let reason):
-            add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: reason))
-        case .row(let row, let id, let notes):
-            switch try insert(row, connection) {
-            case .imported:
+    /// Counts one element in the report, logs its skip or notes, and a progress line every
+    /// `progressInterval` elements.
+    private func record(_ written: Written, _ parseClass: ParseClass) {
+        switch written {
+        case .stopped(let error):
+            report.fileErrors[parseClass] = String(describing: error)
+            progress("\(parseClass.fileName) stopped: \(error)")
+        case .element(let id, let notes, let outcome, let skip, let bytesRead):
+            let read = report.counts[parseClass, default: .init()].read + 1
+            report.counts[parseClass, default: .init()].read = read
+            switch outcome {
+            case nil:
+                add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: skip ?? "?"))
+            case .imported?:
                 report.counts[parseClass, default: .init()].imported += 1
                 for note in notes { add(.init(kind: .note, parseClass: parseClass, objectId: id, reason: note)) }
-            case .alreadyPresent:
+            case .alreadyPresent?:
                 report.counts[parseClass, default: .init()].alreadyPresent += 1
-            case .skipped(let reason):
+            case .skipped(let reason)?:
                 add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: reason))
+            }
+            if read % options.progressInterval == 0 {
+                let c = report[parseClass]
+                progress("\(parseClass.rawValue): \(read) read (\(bytesRead / 1_048_576) MiB), \(c.imported) imported, \(c.alreadyPresent) already present, \(c.skipped) skipped")
             }
         }
     }

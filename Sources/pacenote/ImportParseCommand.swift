@@ -1,6 +1,7 @@
 import Foundation
 import ParseImport
 import Storage
+import Telemetry
 
 /// `pacenote import-parse DIR`: import a Parse export (API.md "Command line").
 ///
@@ -9,7 +10,7 @@ import Storage
 /// file stopped early or could not be read.
 enum ImportParseCommand {
     static let spec = CommandSpec(
-        synopsis: "import-parse DIR [--data-dir ./data]",
+        synopsis: "import-parse DIR [--data-dir ./data | --database postgres://...]",
         summary: """
             Imports a Parse export (_User.json, Rallye.json, Video.json, Activity.json and, when present, _Installation.json in DIR): \
             ids and bcrypt hashes are kept, counters recomputed, feeds built; every object skipped is reported with its id and why. \
@@ -30,21 +31,10 @@ enum ImportParseCommand {
         importOptions.followingDepth = try options.int("following-depth", default: importOptions.followingDepth, range: 0...100_000)
         // The server's cost (PACENOTE_BCRYPT_COST too), so the import keeps the hashes it will verify.
         importOptions.bcryptCost = try options.int("bcrypt-cost", default: importOptions.bcryptCost, range: 4...31)
-        let configuration = try CommonOptions.configuration(options)
         let logger = try CommonOptions.logger(options)
-
-        // The import opens the database itself rather than through Application: it needs one
-        // writer and no server state, and its sorts (index builds, timelines) go to temporary
-        // files so that memory stays bounded (see SQLiteDatabase.Configuration).
-        let narrowed = try PrivateFiles.prepare(directory: configuration.dataDirectory, databaseFile: "pacenote.sqlite")
-        if !narrowed.isEmpty { logger.warning("permissions tightened", ["paths": narrowed.joined(separator: ",")]) }
-        var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
-        sqlite.readers = 1
-        sqlite.synchronousFull = configuration.sqliteSynchronousFull
-        sqlite.temporaryStorageInMemory = false
-        let database = try SQLiteDatabase(configuration: sqlite)
+        let database = try openDatabase(options, logger: logger)
         defer { database.close() }
-        let applied = try Migrator(migrations: Schema.sqlite).migrate(database, now: SystemClock().nowMillis())
+        let applied = try Migrator(migrations: Schema.migrations(for: database.dialect)).migrate(database, now: SystemClock().nowMillis())
         if !applied.isEmpty { logger.info("migrations applied", ["names": applied.joined(separator: ",")]) }
 
         let importer = ParseImporter(database: database, directory: options.positional[0], options: importOptions) { line in
@@ -54,5 +44,31 @@ enum ImportParseCommand {
         print(report.summary)
         let required = ParseClass.allCases.filter { !$0.isOptional }
         return report.fileErrors.isEmpty && report.missingFiles.allSatisfy({ !required.contains($0) }) ? 0 : 1
+    }
+
+    /// The import opens the database itself rather than through Application: it needs one
+    /// writer and no server state.
+    private static func openDatabase(_ options: Options, logger: Logger) throws -> any Database {
+        switch try DatabaseFactory.choice(options) {
+        case .sqlite:
+            // Its sorts (index builds, timelines) go to temporary files, so that memory stays
+            // bounded (see SQLiteDatabase.Configuration).
+            let configuration = try CommonOptions.configuration(options)
+            let narrowed = try PrivateFiles.prepare(directory: configuration.dataDirectory, databaseFile: "pacenote.sqlite")
+            if !narrowed.isEmpty { logger.warning("permissions tightened", ["paths": narrowed.joined(separator: ",")]) }
+            var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
+            sqlite.readers = 1
+            sqlite.synchronousFull = configuration.sqliteSynchronousFull
+            sqlite.temporaryStorageInMemory = false
+            return try SQLiteDatabase(configuration: sqlite)
+        case .postgres(let url):
+            // One session does every write in order, as on SQLite. No statement timeout: an
+            // index build or a timeline statement over millions of rows runs for minutes.
+            var postgres = PostgresDatabase.Configuration(url: url)
+            postgres.readers = 1
+            postgres.writers = 1
+            postgres.statementTimeoutMillis = 0
+            return try PostgresDatabase(configuration: postgres)
+        }
     }
 }

@@ -12,7 +12,8 @@ import Storage
 /// reader has `followingDepth`; the position where a reader fills up is its cutoff, and the
 /// pass stops once every reader is full. SQLite then writes exactly the chosen rows, reader
 /// by reader (the table's key order). Memory: the graph, two numbers per reader, one page.
-/// The activity stream sits in a temporary table (`temp_store` decides where).
+/// The activity stream sits in a temporary table (SQLite: `temp_store` decides where;
+/// PostgreSQL: the session's temporary schema, dropped at commit).
 public enum TimelineRebuild {
     /// Rows written to each timeline.
     public struct Counts: Sendable, Equatable {
@@ -40,8 +41,9 @@ public enum TimelineRebuild {
         // (inside the caller's transaction, so a failure rolls it back too).
         let rebuilt = try indexesNotLedByReader(on: connection)
         for index in rebuilt { try connection.execute(SQL(unsafeSQL: "DROP INDEX \(index.name)")) }
-        try connection.execute("DELETE FROM home_timeline")
-        try connection.execute("DELETE FROM following_timeline")
+        let spelling = Spelling(connection.dialect)
+        try connection.execute(spelling.empty("home_timeline"))
+        try connection.execute(spelling.empty("following_timeline"))
 
         if let readers = try readerSeqs(on: connection) {
             for first in stride(from: readers.lowerBound, through: readers.upperBound, by: homeReadersPerInsert) {
@@ -73,8 +75,9 @@ public enum TimelineRebuild {
         precondition(readersPerTransaction > 0)
         let plan = try database.write { connection -> (inOne: Bool, readers: ClosedRange<Int>?) in
             guard try indexesNotLedByReader(on: connection).isEmpty else { return (true, nil) }
-            try connection.execute("DELETE FROM home_timeline")
-            try connection.execute("DELETE FROM following_timeline")
+            let spelling = Spelling(connection.dialect)
+            try connection.execute(spelling.empty("home_timeline"))
+            try connection.execute(spelling.empty("following_timeline"))
             return (false, try readerSeqs(on: connection))
         }
         if plan.inOne {
@@ -141,7 +144,7 @@ public enum TimelineRebuild {
                 JOIN users o ON o.id = f.to_user_id
                 JOIN videos v ON v.owner_id = f.to_user_id
                 WHERE r.seq BETWEEN \(readers.lowerBound) AND \(readers.upperBound)
-            )
+            ) AS home
             ORDER BY user_seq, created_at, video_seq
             """)
     }
@@ -183,19 +186,19 @@ public enum TimelineRebuild {
 
         // The likes, comments and follows of anyone followed, newest first, numbered by
         // position; keyed by (actor, position) so each actor's newest are one range.
-        try connection.execute("DROP TABLE IF EXISTS temp.following_source")
-        try connection.execute("DROP TABLE IF EXISTS temp.following_cutoff")
+        let spelling = Spelling(connection.dialect)
+        let source = spelling.temporary("following_source"), cutoffs = spelling.temporary("following_cutoff")
+        try connection.execute(SQL(unsafeSQL: "DROP TABLE IF EXISTS \(source)"))
+        try connection.execute(SQL(unsafeSQL: "DROP TABLE IF EXISTS \(cutoffs)"))
         defer {
-            _ = try? connection.execute("DROP TABLE IF EXISTS temp.following_source")
-            _ = try? connection.execute("DROP TABLE IF EXISTS temp.following_cutoff")
+            _ = try? connection.execute(SQL(unsafeSQL: "DROP TABLE IF EXISTS \(source)"))
+            _ = try? connection.execute(SQL(unsafeSQL: "DROP TABLE IF EXISTS \(cutoffs)"))
         }
-        try connection.execute("""
-            CREATE TEMP TABLE following_source (
-                position INTEGER PRIMARY KEY, activity_seq INTEGER NOT NULL, actor_seq INTEGER NOT NULL, created_at INTEGER NOT NULL
-            )
-            """)
+        try connection.execute(spelling.createTemporaryTable(
+            "following_source", key: "position", columns: "activity_seq BIGINT NOT NULL, actor_seq BIGINT NOT NULL, created_at BIGINT NOT NULL"
+        ))
         let sourceCount = try connection.execute("""
-            INSERT INTO temp.following_source (position, activity_seq, actor_seq, created_at)
+            INSERT INTO \(unsafe: source) (position, activity_seq, actor_seq, created_at)
             SELECT ROW_NUMBER() OVER (ORDER BY a.created_at DESC, a.seq DESC), a.seq, u.seq, a.created_at
             FROM activities a JOIN users u ON u.id = a.from_user_id
             WHERE a.type IN (1, 2, 4)
@@ -212,7 +215,7 @@ public enum TimelineRebuild {
         var position: Int64 = 0
         stream: while true {
             let page = try connection.fetchAll("""
-                SELECT position, actor_seq FROM temp.following_source
+                SELECT position, actor_seq FROM \(unsafe: source)
                 WHERE position > \(position) AND position <= \(position + Int64(pageSize))
                 ORDER BY position
                 """)
@@ -235,20 +238,26 @@ public enum TimelineRebuild {
 
         // Then SQLite writes exactly the chosen rows, reader by reader (the table's key
         // order): for each (reader, followee), the followee's activities up to the cutoff.
-        try connection.execute("CREATE INDEX temp.following_source_actor ON following_source (actor_seq, position, created_at, activity_seq)")
-        try connection.execute("CREATE TEMP TABLE following_cutoff (reader_seq INTEGER PRIMARY KEY, cutoff INTEGER NOT NULL)")
+        try connection.execute(spelling.createTemporaryIndex(
+            "following_source_actor", on: "following_source", columns: "actor_seq, position, created_at, activity_seq"
+        ))
+        try connection.execute(spelling.createTemporaryTable("following_cutoff", key: "reader_seq", columns: "cutoff BIGINT NOT NULL"))
         for start in stride(from: 0, to: readerSeqs.count, by: rowsPerInsert) {
             let rows = (start..<min(readerSeqs.count, start + rowsPerInsert)).map { "(\(readerSeqs[$0]), \(cutoff[$0]))" as SQL }
-            try connection.execute("INSERT INTO temp.following_cutoff (reader_seq, cutoff) VALUES \(SQL.joined(rows, separator: ", "))")
+            try connection.execute("INSERT INTO \(unsafe: cutoffs) (reader_seq, cutoff) VALUES \(SQL.joined(rows, separator: ", "))")
         }
+        for table in ["following_source", "following_cutoff"] {
+            if let analyze = spelling.analyzeTemporary(table) { try connection.execute(analyze) }
+        }
+        let join = spelling.orderedJoin
         return try connection.execute("""
             INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
             SELECT c.reader_seq, s.created_at, s.activity_seq, s.actor_seq
-            FROM temp.following_cutoff c
-            CROSS JOIN users r ON r.seq = c.reader_seq
-            CROSS JOIN activities f ON f.from_user_id = r.id AND f.type = 4
-            CROSS JOIN users o ON o.id = f.to_user_id
-            CROSS JOIN temp.following_source s ON s.actor_seq = o.seq AND s.position <= c.cutoff
+            FROM \(unsafe: cutoffs) c
+            \(unsafe: join) users r ON r.seq = c.reader_seq
+            \(unsafe: join) activities f ON f.from_user_id = r.id AND f.type = 4
+            \(unsafe: join) users o ON o.id = f.to_user_id
+            \(unsafe: join) \(unsafe: source) s ON s.actor_seq = o.seq AND s.position <= c.cutoff
             """)
     }
 }
