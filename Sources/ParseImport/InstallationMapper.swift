@@ -21,14 +21,15 @@ enum InstallationMapper {
         case .success(let checked): id = checked
         case .failure(let skip): return .skip(skip.reason)
         }
-        let token = TextRules.trimmed(fields.string("deviceToken") ?? "")
+        // NULs go, as from every stored text: PostgreSQL text cannot hold them.
+        let token = TextRules.trimmed(fields.string("deviceToken") ?? "").replacingNULs()
         guard !token.isEmpty else { return .skip("missing deviceToken") }
         let platform = (fields.string("deviceType") ?? "").lowercased()
         guard platforms.contains(platform) else {
             return .skip(platform.isEmpty ? "missing deviceType" : "unsupported deviceType \(cut(platform, to: 20))")
         }
         guard let userID = fields.pointer("user") else { return .skip("no user") }
-        let locale = fields.string("localeIdentifier").map(TextRules.trimmed).flatMap { $0.isEmpty ? nil : cut($0, to: 35) }
+        let locale = fields.string("localeIdentifier").map { TextRules.trimmed($0).replacingNULs() }.flatMap { $0.isEmpty ? nil : cut($0, to: 35) }
         let times = Timestamps(fields, now: now)
         return .row(ImportedInstallation(
             id: id, userID: userID, platform: platform, deviceToken: token, locale: locale,

@@ -2,30 +2,9 @@ import Auth
 import Foundation
 import SocialAPI
 import Storage
+import TestSupport
 import Testing
 @testable import ParseImport
-
-/// A temporary SQLite database migrated with Pacenote's schema, removed when released.
-final class MigratedDatabase {
-    let directory: URL
-    let database: SQLiteDatabase
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-import-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        database = try SQLiteDatabase(configuration: .init(path: directory.appendingPathComponent("test.sqlite").path))
-        try Migrator(migrations: Schema.sqlite).migrate(database, now: 1_700_000_000_000)
-    }
-
-    func count(_ sql: SQL) throws -> Int {
-        try database.read { connection in try connection.fetchValue(sql, as: Int.self) ?? -1 }
-    }
-
-    deinit {
-        database.close()
-        try? FileManager.default.removeItem(at: directory)
-    }
-}
 
 /// What the tiny export should import, computed here from its JSON with Foundation,
 /// independently of the importer's reader and mappers.
@@ -106,10 +85,11 @@ struct ExpectedImport {
         return (report, lines)
     }
 
-    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
-    func importsTheTinyExportAndReportsEachDefect() throws {
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: DialectDatabase.dialects)
+    func importsTheTinyExportAndReportsEachDefect(dialect: SQLDialect) throws {
         let expected = try ExpectedImport(directory: Self.fixture)
-        let db = try MigratedDatabase()
+        let db = try DialectDatabase(dialect)
         let (report, lines) = try Self.runImport(db.database)
 
         #expect(expected.users.count == 60 && expected.rallies == 13 && expected.videos.count == 200)
@@ -143,9 +123,10 @@ struct ExpectedImport {
         #expect(try db.count("SELECT COUNT(*) FROM rallies WHERE id = 'tOamv3It6z' AND start_date = 16086 AND end_date = 16089") == 1)
     }
 
-    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
-    func storedCountersEqualTheRowsTheyCount() throws {
-        let db = try MigratedDatabase()
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: DialectDatabase.dialects)
+    func storedCountersEqualTheRowsTheyCount(dialect: SQLDialect) throws {
+        let db = try DialectDatabase(dialect)
         _ = try Self.runImport(db.database)
         let drift = try db.database.read { connection in
             try connection.fetchAll("""
@@ -170,9 +151,10 @@ struct ExpectedImport {
         #expect(try db.count("SELECT SUM(followers_count) FROM users") > 0)
     }
 
-    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
-    func importedUsersLogInWithTheirOldPasswords() throws {
-        let db = try MigratedDatabase()
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: DialectDatabase.dialects)
+    func importedUsersLogInWithTheirOldPasswords(dialect: SQLDialect) throws {
+        let db = try DialectDatabase(dialect)
         _ = try Self.runImport(db.database)
         let accounts = Accounts(database: db.database)
         let signedIn = try accounts.logIn(login: "stephane_kubica", password: "password123")
@@ -183,10 +165,11 @@ struct ExpectedImport {
         #expect(throws: AuthError.invalidCredentials) { try accounts.logIn(login: "stephane_kubica", password: "password124") }
     }
 
-    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
-    func homeTimelinesHoldOwnAndFolloweesVideos() throws {
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: DialectDatabase.dialects)
+    func homeTimelinesHoldOwnAndFolloweesVideos(dialect: SQLDialect) throws {
         let expected = try ExpectedImport(directory: Self.fixture)
-        let db = try MigratedDatabase()
+        let db = try DialectDatabase(dialect)
         let (report, _) = try Self.runImport(db.database)
         var followees: [String: Set<String>] = [:]
         for activity in expected.activities where activity.type == 4 { followees[activity.from, default: []].insert(activity.to) }
@@ -212,9 +195,9 @@ struct ExpectedImport {
     }
 
     @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
-          arguments: [3, 1_000])
-    func followingTimelinesHoldTheMostRecentActivitiesOfFollowees(depth: Int) throws {
-        let db = try MigratedDatabase()
+          arguments: DialectDatabase.dialects, [3, 1_000])
+    func followingTimelinesHoldTheMostRecentActivitiesOfFollowees(dialect: SQLDialect, depth: Int) throws {
+        let db = try DialectDatabase(dialect)
         var options = ParseImporter.Options()
         options.followingDepth = depth
         let (report, _) = try Self.runImport(db.database, options: options)
@@ -229,7 +212,7 @@ struct ExpectedImport {
                     JOIN users r ON r.id = f.from_user_id
                     JOIN activities a ON a.from_user_id = f.to_user_id AND a.type IN (1, 2, 4)
                     WHERE f.type = 4
-                ) WHERE n <= \(depth)
+                ) AS ranked WHERE n <= \(depth)
                 """).map { "\(try $0.decode(at: 0, as: Int.self)) \(try $0.decode(at: 1, as: Int.self))" }
         }
         let have = try db.database.read { connection in
@@ -246,9 +229,10 @@ struct ExpectedImport {
             """) == 0)
     }
 
-    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
-    func aSecondRunAddsNothingAndReportsEverythingAsAlreadyPresent() throws {
-        let db = try MigratedDatabase()
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: DialectDatabase.dialects)
+    func aSecondRunAddsNothingAndReportsEverythingAsAlreadyPresent(dialect: SQLDialect) throws {
+        let db = try DialectDatabase(dialect)
         let (first, _) = try Self.runImport(db.database)
         let tables = ["users", "rallies", "videos", "activities", "home_timeline", "following_timeline"]
         let before = try tables.map { try db.count("SELECT COUNT(*) FROM \(unsafe: $0)") }
@@ -263,8 +247,9 @@ struct ExpectedImport {
         #expect(second.homeTimelineRows == first.homeTimelineRows && second.followingTimelineRows == first.followingTimelineRows)
     }
 
-    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
-    func aBrokenFileStopsThatFileOnlyAndSmallBatchesCommit() throws {
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: DialectDatabase.dialects)
+    func aBrokenFileStopsThatFileOnlyAndSmallBatchesCommit(dialect: SQLDialect) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parse-broken-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -287,7 +272,7 @@ struct ExpectedImport {
             """#
         try Data(installations.utf8).write(to: directory.appendingPathComponent("_Installation.json"))
 
-        let db = try MigratedDatabase()
+        let db = try DialectDatabase(dialect)
         var options = ParseImporter.Options()
         options.batchSize = 7
         options.maxObjectBytes = 2_000
@@ -307,18 +292,20 @@ struct ExpectedImport {
         #expect(try db.count("SELECT COUNT(*) FROM installations WHERE id = 'inst1' AND user_id = '4qY6Nb3wWD' AND platform = 'ios' AND locale = 'fi-FI'") == 1)
     }
 
-    @Test func aMissingDirectoryIsAnError() throws {
-        let db = try MigratedDatabase()
+    @Test(arguments: DialectDatabase.dialects)
+    func aMissingDirectoryIsAnError(dialect: SQLDialect) throws {
+        let db = try DialectDatabase(dialect)
         #expect(throws: ImportError.self) { try Self.runImport(db.database, directory: URL(fileURLWithPath: "/nonexistent/parse-export")) }
     }
 
-    @Test func skipLinesStopAfterTheLimitButAreStillCounted() throws {
+    @Test(arguments: DialectDatabase.dialects)
+    func skipLinesStopAfterTheLimitButAreStillCounted(dialect: SQLDialect) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parse-many-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let users = (0..<50).map { #"{"objectId":"u\#($0)","username":"x"}"# }.joined(separator: ",")
         try Data(#"{"results":[\#(users)]}"#.utf8).write(to: directory.appendingPathComponent("_User.json"))
-        let db = try MigratedDatabase()
+        let db = try DialectDatabase(dialect)
         var options = ParseImporter.Options()
         options.maxLoggedEntries = 10
         let (report, lines) = try Self.runImport(db.database, directory: directory, options: options)
@@ -332,17 +319,22 @@ struct ExpectedImport {
 
 /// Plain indexes set aside during the load come back, even after an import that was killed.
 @Suite struct DeferredIndexesTests {
-    @Test func theMigrationsDefineThePlainIndexesOfVideosAndActivities() {
-        let names = Set(DeferredIndexes().definitions.keys)
+    @Test(arguments: [SQLDialect.sqlite, .postgres])
+    func theMigrationsDefineThePlainIndexesOfVideosAndActivities(dialect: SQLDialect) {
+        let names = Set(DeferredIndexes(dialect: dialect).definitions.keys)
         #expect(names.isSuperset(of: ["videos_owner_recent", "videos_day_recent", "videos_day_top", "activities_video", "activities_from", "activities_followers", "activities_to_recent"]))
         #expect(!names.contains("activities_one_like"), "UNIQUE indexes refuse duplicates during the load and are never set aside")
     }
 
-    @Test func indexesMissingAfterAKilledImportAreRebuiltByTheNextOne() throws {
-        let db = try MigratedDatabase()
-        let indexSQL: SQL = "SELECT name || ':' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+    @Test(arguments: DialectDatabase.dialects)
+    func indexesMissingAfterAKilledImportAreRebuiltByTheNextOne(dialect: SQLDialect) throws {
+        let db = try DialectDatabase(dialect)
+        let indexSQL: SQL = switch dialect {
+        case .sqlite: "SELECT name || ':' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+        case .postgres: "SELECT indexname || ':' || indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname"
+        }
         let before = try db.database.read { connection in try connection.fetchAll(indexSQL).map { try $0.decode(at: 0, as: String.self) } }
-        let dropped = try db.database.write { connection in try DeferredIndexes().drop(on: connection) }
+        let dropped = try db.database.write { connection in try DeferredIndexes(dialect: dialect).drop(on: connection) }
         #expect(dropped.count >= 7)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parse-empty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -355,7 +347,7 @@ struct ExpectedImport {
 
 /// The import's bulk paths give the rows of the plain ones.
 @Suite struct BulkPathTests {
-    static func rows(_ db: MigratedDatabase) throws -> [String] {
+    static func rows(_ db: DialectDatabase) throws -> [String] {
         try db.database.read { connection in
             try connection.fetchAll("SELECT 'h', user_seq, created_at, video_seq, owner_seq FROM home_timeline UNION ALL SELECT 'f', user_seq, created_at, activity_seq, actor_seq FROM following_timeline ORDER BY 1, 2, 3, 4")
                 .map { row in try (0..<5).map { $0 == 0 ? try row.decode(at: 0, as: String.self) : String(try row.decode(at: $0, as: Int.self)) }.joined(separator: " ") }
@@ -363,9 +355,9 @@ struct ExpectedImport {
     }
 
     @Test(.disabled(if: ParseImporterTests.fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
-          arguments: [1, 7, 1_000])
-    func timelinesCommittedInPartsHoldTheRowsOfOneTransaction(readersPerTransaction: Int) throws {
-        let db = try MigratedDatabase()
+          arguments: DialectDatabase.dialects, [1, 7, 1_000])
+    func timelinesCommittedInPartsHoldTheRowsOfOneTransaction(dialect: SQLDialect, readersPerTransaction: Int) throws {
+        let db = try DialectDatabase(dialect)
         _ = try ParseImporterTests.runImport(db.database)
         let inOne = try db.database.write { connection in try TimelineRebuild.rebuild(on: connection) { _ in } }
         let want = try Self.rows(db)
@@ -375,9 +367,10 @@ struct ExpectedImport {
         #expect(try Self.rows(db) == want)
     }
 
-    @Test(.disabled(if: ParseImporterTests.fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
-    func aRebuildStoppedHalfWayIsCompletedByTheNext() throws {
-        let db = try MigratedDatabase()
+    @Test(.disabled(if: ParseImporterTests.fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: DialectDatabase.dialects)
+    func aRebuildStoppedHalfWayIsCompletedByTheNext(dialect: SQLDialect) throws {
+        let db = try DialectDatabase(dialect)
         _ = try ParseImporterTests.runImport(db.database)
         let want = try Self.rows(db)
         // As if the import had died after the first part: the timelines hold a few readers only.
@@ -390,17 +383,18 @@ struct ExpectedImport {
     }
 
     /// Reading on its own thread: defects are reported in file order with the same reasons,
-    /// whatever the batch size, and a second run adds nothing.
+    /// whatever the batch size and the database (the reference is SQLite), and a second run
+    /// adds nothing.
     @Test(.disabled(if: ParseImporterTests.fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
-          arguments: [1, 3, 100_000])
-    func theSameDefectsAreReportedInFileOrderWhateverTheBatchSize(batchSize: Int) throws {
+          arguments: DialectDatabase.dialects, [1, 3, 100_000])
+    func theSameDefectsAreReportedInFileOrderWhateverTheBatchSize(dialect: SQLDialect, batchSize: Int) throws {
         var options = ParseImporter.Options()
         options.batchSize = batchSize
-        let reference = try MigratedDatabase()
+        let reference = try DialectDatabase(.sqlite)
         var referenceOptions = ParseImporter.Options()
         referenceOptions.batchSize = 20_000
         let (want, _) = try ParseImporterTests.runImport(reference.database, options: referenceOptions)
-        let db = try MigratedDatabase()
+        let db = try DialectDatabase(dialect)
         let (first, _) = try ParseImporterTests.runImport(db.database, options: options)
         #expect(first.entries == want.entries)
         #expect(!first.entries.isEmpty)
