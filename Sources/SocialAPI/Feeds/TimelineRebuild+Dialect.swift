@@ -57,6 +57,18 @@ extension TimelineRebuild {
             }
         }
 
+        /// The ORDER BY that makes the following pass write in the table's key order. SQLite's
+        /// CROSS JOINs produce that order already (reader by reader), and a sort would only cost.
+        /// PostgreSQL sorts by the reader only where its nested loops do not (an incremental
+        /// sort): 6.3 million rows took 36 s written out of order (random inserts into both
+        /// indexes), 17 s in order.
+        var followingKeyOrder: String {
+            switch dialect {
+            case .sqlite: return ""
+            case .postgres: return "ORDER BY c.reader_seq, s.created_at, s.activity_seq"
+            }
+        }
+
         /// Empties a timeline: PostgreSQL's DELETE would leave millions of dead rows for vacuum
         /// and take as long as writing them; TRUNCATE drops the files (in the transaction, so a
         /// rollback brings them back). SQLite's DELETE without WHERE is already a truncation.

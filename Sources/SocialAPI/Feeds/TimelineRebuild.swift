@@ -258,6 +258,7 @@ public enum TimelineRebuild {
             \(unsafe: join) activities f ON f.from_user_id = r.id AND f.type = 4
             \(unsafe: join) users o ON o.id = f.to_user_id
             \(unsafe: join) \(unsafe: source) s ON s.actor_seq = o.seq AND s.position <= c.cutoff
+            \(unsafe: spelling.followingKeyOrder)
             """)
     }
 }
