@@ -3,11 +3,13 @@ import SocialAPI
 import Storage
 
 /// `pacenote backup FILE`: a consistent copy of the SQLite database, taken with SQLite's
-/// online backup API while a server keeps running on it.
+/// online backup API while a server keeps running on it; on PostgreSQL, `pg_dump` (PgDump).
 enum BackupCommand {
     static let spec = CommandSpec(
-        synopsis: "backup FILE [--data-dir ./data]",
-        summary: "Writes a consistent copy of the SQLite database to FILE (which must not exist) while a server keeps running on it; prints FILE.",
+        synopsis: "backup FILE [--data-dir ./data | --database postgres://...]",
+        summary: """
+            Writes a consistent copy of the database to FILE (which must not exist, and is created 0600) while servers keep running             on it; prints FILE. SQLite: a copy of the database file. PostgreSQL: pg_dump's custom format (pg_dump must be on PATH;             pg_restore reads it).
+            """,
         flags: CommonOptions.flags
     )
 
@@ -18,10 +20,15 @@ enum BackupCommand {
         guard !FileManager.default.fileExists(atPath: target) else {
             throw Options.UsageError(description: "\(target) exists; backup will not overwrite it")
         }
+        if case .postgres(let url) = try DatabaseFactory.choice(options) {
+            try PgDump.dump(url: url, to: target)
+            print(target)
+            return 0
+        }
         let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
         defer { application.close() }
         guard let sqlite = application.database as? SQLiteDatabase else {
-            throw Options.UsageError(description: "backup copies the embedded SQLite database; use pg_dump for PostgreSQL")
+            throw Options.UsageError(description: "backup copies the embedded SQLite database here; PostgreSQL is dumped by pg_dump")
         }
         try sqlite.backup(to: target)
         print(target)

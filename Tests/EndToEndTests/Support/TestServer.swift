@@ -299,12 +299,12 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
         TestServer.run(binary: binary, arguments: args + ["--data-dir", dataDir.path], timeout: timeout)
     }
 
-    /// Runs a program to completion and collects what it printed.
-    static func run(binary: String, arguments: [String], timeout: Double) -> (status: Int32, stdout: String, stderr: String) {
+    /// Runs a program to completion and collects what it printed; `environment` is added to ours.
+    static func run(binary: String, arguments: [String], timeout: Double, environment: [String: String] = [:]) -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
-        process.environment = childEnvironment()
+        process.environment = childEnvironment().merging(environment) { $1 }
         let outPipe = Pipe()
         let errPipe = Pipe()
         process.standardOutput = outPipe
