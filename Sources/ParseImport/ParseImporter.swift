@@ -90,13 +90,11 @@ public final class ParseImporter {
 
         let now = clock.nowMillis()
         let maximumCost = PasswordHasher(cost: options.bcryptCost).maximumCost
-        let rows = backend.rowsPerTransaction(options)
-        let rowsPerWrite = backend.rowsPerWrite
-        try phase("_User") { try importFile(.user, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { UserMapper.map($0, now: now, maximumCost: maximumCost) }, insert: backend.insert) }
-        try phase("Rallye") { try importFile(.rally, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { RallyMapper.map($0, now: now) }, insert: backend.insert) }
-        try phase("Video") { try importFile(.video, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { VideoMapper.map($0, now: now) }, insert: backend.insert) }
-        try phase("Activity") { try importFile(.activity, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { ActivityMapper.map($0, now: now) }, insert: backend.insert) }
-        try phase("_Installation") { try importFile(.installation, rowsPerTransaction: rows, rowsPerWrite: rowsPerWrite, map: { InstallationMapper.map($0, now: now) }, insert: backend.insert) }
+        try phase("_User") { try importFile(.user, backend: backend, map: { UserMapper.map($0, now: now, maximumCost: maximumCost) }, insert: backend.insert) }
+        try phase("Rallye") { try importFile(.rally, backend: backend, map: { RallyMapper.map($0, now: now) }, insert: backend.insert) }
+        try phase("Video") { try importFile(.video, backend: backend, map: { VideoMapper.map($0, now: now) }, insert: backend.insert) }
+        try phase("Activity") { try importFile(.activity, backend: backend, map: { ActivityMapper.map($0, now: now) }, insert: backend.insert) }
+        try phase("_Installation") { try importFile(.installation, backend: backend, map: { InstallationMapper.map($0, now: now) }, insert: backend.insert) }
         try phase("indexes") {
             let created = try backend.buildIndexes(database, options: options) { connection in try indexes.restore(on: connection) }
             restored = true
@@ -122,23 +120,24 @@ public final class ParseImporter {
 
     /// What became of one element of a file, recorded once its transaction committed.
     private enum Written {
-        /// A row handed to the database (`outcome` is set when its write returns), or an
-        /// element skipped before (`skip`).
-        case element(objectId: String, notes: [String], outcome: WriteOutcome?, skip: String?, bytesRead: Int)
+        /// `outcome` is nil while the row waits for its write; an element the mapper refused is
+        /// `.skipped` at once.
+        case element(objectId: String, notes: [String], outcome: WriteOutcome?, bytesRead: Int)
         case stopped(ResultsReaderError)
     }
 
-    /// Streams one class's file in transactions of `rowsPerTransaction` elements. The file is
-    /// read and mapped on a thread of its own (`PreparedStream`); this thread only writes, in
-    /// file order, `rowsPerWrite` rows per call of `insert` (the reading thread fills the next
-    /// ones meanwhile).
+    /// Streams one class's file in transactions of the backend's `rowsPerTransaction` elements.
+    /// The file is read and mapped on a thread of its own (`PreparedStream`); this thread only
+    /// writes, in file order, `rowsPerWrite` rows per call of `insert` (the reading thread
+    /// fills the next ones meanwhile).
     ///
     /// A transaction's closure may run more than once (PostgreSQL runs it again after a
     /// serialization failure or a lost session), so it only touches the database: the
     /// elements it took from the stream are kept in `taken` and handed to the next run, and
     /// what became of them is recorded in the report after the commit.
-    private func importFile<Row: Sendable>(_ parseClass: ParseClass, rowsPerTransaction: Int, rowsPerWrite: Int, map: @escaping @Sendable (ParseFields) -> Mapped<Row>,
+    private func importFile<Row: Sendable>(_ parseClass: ParseClass, backend: any ImportBackend, map: @escaping @Sendable (ParseFields) -> Mapped<Row>,
                                            insert: ([Row], any DatabaseConnection) throws -> [WriteOutcome]) throws {
+        let rowsPerTransaction = backend.rowsPerTransaction(options), rowsPerWrite = backend.rowsPerWrite
         let path = (directory as NSString).appendingPathComponent(parseClass.fileName)
         guard FileManager.default.fileExists(atPath: path) else {
             report.missingFiles.append(parseClass)
@@ -169,8 +168,8 @@ public final class ParseImporter {
                     let outcomes = try insert(pending, connection)
                     precondition(outcomes.count == pending.count, "one outcome per row")
                     for (place, outcome) in zip(places, outcomes) {
-                        guard case .element(let id, let notes, _, _, let bytesRead) = written[place] else { continue }
-                        written[place] = .element(objectId: id, notes: notes, outcome: outcome, skip: nil, bytesRead: bytesRead)
+                        guard case .element(let id, let notes, _, let bytesRead) = written[place] else { continue }
+                        written[place] = .element(objectId: id, notes: notes, outcome: outcome, bytesRead: bytesRead)
                     }
                     pending.removeAll(keepingCapacity: true)
                     places.removeAll(keepingCapacity: true)
@@ -197,10 +196,10 @@ public final class ParseImporter {
                         try flush()
                         return written
                     case .element(.skip(let id, let reason), let bytesRead):
-                        written.append(.element(objectId: id, notes: [], outcome: nil, skip: reason, bytesRead: bytesRead))
+                        written.append(.element(objectId: id, notes: [], outcome: .skipped(reason), bytesRead: bytesRead))
                     case .element(.row(let row, let id, let notes), let bytesRead):
                         places.append(written.count)
-                        written.append(.element(objectId: id, notes: notes, outcome: nil, skip: nil, bytesRead: bytesRead))
+                        written.append(.element(objectId: id, notes: notes, outcome: nil, bytesRead: bytesRead))
                         pending.append(row)
                         if pending.count == rowsPerWrite { try flush() }
                     }
@@ -219,12 +218,12 @@ public final class ParseImporter {
         case .stopped(let error):
             report.fileErrors[parseClass] = String(describing: error)
             progress("\(parseClass.fileName) stopped: \(error)")
-        case .element(let id, let notes, let outcome, let skip, let bytesRead):
+        case .element(let id, let notes, let outcome, let bytesRead):
             let read = report.counts[parseClass, default: .init()].read + 1
             report.counts[parseClass, default: .init()].read = read
             switch outcome {
             case nil:
-                add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: skip ?? "?"))
+                preconditionFailure("recorded before its write")
             case .imported?:
                 report.counts[parseClass, default: .init()].imported += 1
                 for note in notes { add(.init(kind: .note, parseClass: parseClass, objectId: id, reason: note)) }
