@@ -84,6 +84,7 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
     public func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
         let deadline = ContinuousClock.now + .milliseconds(configuration.conflictRetryMillis)
         var attempt = 0
+        var lostSessions = 0
         while true {
             attempt += 1
             var commitSent = false
@@ -97,8 +98,9 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
                     // write past its busy timeout is, not broken.
                     guard attempt < configuration.writeAttempts, ContinuousClock.now < deadline else { throw StorageError.busy }
                     retries.increment()
-                } else if attempt >= Self.lostSessionAttempts {
-                    throw error
+                } else {
+                    lostSessions += 1
+                    if lostSessions >= Self.lostSessionAttempts { throw error }
                 }
                 backOff(attempt: attempt)
             }
