@@ -1,8 +1,9 @@
 import Foundation
 import Storage
 
-/// A fresh database of either dialect, migrated with the embedded schema, removed when
-/// released: for tests that run their body on SQLite and on PostgreSQL (`dialects`).
+/// A fresh database of the dialect given, migrated with the embedded schema, removed when
+/// released: for tests that run their body on SQLite and on PostgreSQL in one pass (`dialects`),
+/// to compare the two, whatever `TestDatabase` says.
 public final class DialectDatabase: Sendable {
     /// SQLite always; PostgreSQL too when the cluster of `scripts/postgres` is there, and always
     /// in CI (`CI=true`), where a missing cluster then fails the PostgreSQL runs instead of
@@ -20,7 +21,7 @@ public final class DialectDatabase: Sendable {
         self.dialect = dialect
         switch dialect {
         case .sqlite:
-            let temporary = try TemporaryDatabase(migrated: true)
+            let temporary = try TemporarySQLite(migrated: true)
             (database, owner) = (temporary.database, temporary)
         case .postgres:
             let temporary = try TemporaryPostgres(migrated: true)

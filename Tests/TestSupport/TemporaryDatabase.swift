@@ -1,34 +1,33 @@
 import Foundation
 import Storage
 
-/// A fresh SQLite database in its own temporary folder, removed when released: the one copy
-/// every test target uses (Storage, Auth, CloudHooks), so a change to how a database is opened
-/// reaches all their tests at once.
+/// A fresh, empty database of the dialect `TestDatabase` chooses, gone when released: a SQLite
+/// file in a temporary folder, or a PostgreSQL schema of its own in the test cluster.
 public final class TemporaryDatabase: Sendable {
-    public let directory: URL
-    /// The database file.
-    public let path: String
-    public let database: SQLiteDatabase
+    public let database: any Database
+    /// The SQLite database, nil on PostgreSQL.
+    public let sqlite: TemporarySQLite?
+    /// The PostgreSQL schema, nil on SQLite.
+    public let postgres: TemporaryPostgres?
 
-    /// `migrated` applies the embedded schema (`Schema.sqlite`), as `pacenote serve` does;
-    /// without it the database is empty, for tests of the driver or of their own tables.
-    public init(
-        migrated: Bool = false, readers: Int = 4, configure: (inout SQLiteDatabase.Configuration) -> Void = { _ in }
-    ) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        path = directory.appendingPathComponent("test.sqlite").path
-        var configuration = SQLiteDatabase.Configuration(path: path)
-        configuration.readers = readers
-        configure(&configuration)
-        database = try SQLiteDatabase(configuration: configuration)
-        if migrated { try Migrator(migrations: Schema.sqlite).migrate(database, now: 0) }
+    /// `migrated` applies the embedded schema of the dialect, as `pacenote serve` does.
+    /// `readers` is the size of the reader pool on either.
+    public init(migrated: Bool = false, readers: Int = 4) throws {
+        switch TestDatabase.dialect {
+        case .sqlite:
+            let sqlite = try TemporarySQLite(migrated: migrated, readers: readers)
+            self.sqlite = sqlite
+            postgres = nil
+            database = sqlite.database
+        case .postgres:
+            let postgres = try TemporaryPostgres(migrated: migrated) { $0.readers = readers }
+            self.postgres = postgres
+            sqlite = nil
+            database = postgres.database
+        }
     }
 
-    deinit {
-        database.close()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    public var dialect: SQLDialect { database.dialect }
 
     /// The number of rows in `table` (a name from the test itself, never from input).
     public func count(_ table: String) throws -> Int {

@@ -102,7 +102,8 @@ public final class OutboxWorker: Sendable {
     }
 
     /// One job inside the batch's transaction. Throws only when the database itself fails
-    /// (the savepoint or the bookkeeping), which rolls the whole batch back for a later try.
+    /// (the savepoint or the bookkeeping) or the transaction conflicts with another, which
+    /// rolls the whole batch back for a later try.
     private func run(_ job: OutboxJob, on connection: any DatabaseConnection) throws -> (OutboxJob, Outcome, (any Error)?) {
         try connection.execute("SAVEPOINT outbox_job")
         do {
@@ -111,6 +112,10 @@ public final class OutboxWorker: Sendable {
             try outbox.complete(job.seq, now: clock.nowMillis(), on: connection)
             try connection.execute("RELEASE outbox_job")
             return (job, .done, nil)
+        } catch let error as StorageError where error.isTransactionConflict {
+            // A conflict with a concurrent writer (PostgreSQL) is not the job's failure: the
+            // savepoint cannot absorb it, and the driver runs the whole batch again.
+            throw error
         } catch {
             try connection.execute("ROLLBACK TO outbox_job")
             try connection.execute("RELEASE outbox_job")
