@@ -20,7 +20,7 @@ enum BackupCommand {
         guard !FileManager.default.fileExists(atPath: target) else {
             throw Options.UsageError(description: "\(target) exists; backup will not overwrite it")
         }
-        if case .postgres(let url) = try DatabaseFactory.choice(options) {
+        if case .postgres(let url) = try DatabaseFactory.choice(options.string("database")) {
             try PgDump.dump(url: url, to: target)
             print(target)
             return 0

@@ -13,12 +13,6 @@ enum DatabaseFactory {
         case postgres(url: String)
     }
 
-    /// `--database`, else `PACENOTE_DATABASE` (as for every flag), else `PACENOTE_DATABASE_URL`,
-    /// the name API.md gives.
-    static func choice(_ options: Options, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Choice {
-        try choice(options.string("database") ?? environment["PACENOTE_DATABASE_URL"])
-    }
-
     /// Reads the option's value; anything but SQLite or a PostgreSQL URI is a usage error.
     static func choice(_ url: String?) throws -> Choice {
         guard let url, !url.isEmpty, !url.hasPrefix("sqlite:") else { return .sqlite }

@@ -49,7 +49,7 @@ enum ImportParseCommand {
     /// The import opens the database itself rather than through Application: it needs one
     /// writer and no server state.
     private static func openDatabase(_ options: Options, logger: Logger) throws -> any Database {
-        switch try DatabaseFactory.choice(options) {
+        switch try DatabaseFactory.choice(options.string("database")) {
         case .sqlite:
             // Its sorts (index builds, timelines) go to temporary files, so that memory stays
             // bounded (see SQLiteDatabase.Configuration).

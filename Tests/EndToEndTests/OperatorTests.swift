@@ -72,8 +72,8 @@ final class OperatorTests: XCTestCase {
     }
 
     func testBackupOfARunningServerServesTheDataOnAnotherServer() throws {
-        // `pacenote backup` copies the SQLite file; on PostgreSQL it answers to use pg_dump
-        // (BackupCommand), which is the cluster's tool, not the suite's.
+        // `pacenote backup` copies the SQLite file here; on PostgreSQL it runs pg_dump, whose
+        // dump PostgresCommandTests restores with pg_restore.
         guard TestDatabase.isSQLite else { return }
         let original = try makeServer()
         try original.start()
