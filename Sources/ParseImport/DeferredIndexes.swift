@@ -10,27 +10,31 @@ import Storage
 /// drop commits with its batch, so a crash can leave them missing: `restore` therefore also
 /// rebuilds, from the schema's migrations of the database's dialect, any index of these
 /// tables that is missing, and every import calls it first.
-struct DeferredIndexes {
+struct DeferredIndexes: DeferredForLoad {
     /// The tables whose plain indexes are set aside.
     static let tables = ["videos", "activities"]
+
+    /// The statements of the migrations, in order, their comments removed (they may hold
+    /// semicolons), trimmed.
+    static func statements(of migrations: [Migration]) -> [String] {
+        migrations.flatMap { migration in
+            migration.sql.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { line in line.range(of: "--").map { line[..<$0.lowerBound] } ?? line }
+                .joined(separator: "\n")
+                .split(separator: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        }
+    }
 
     /// `CREATE INDEX` statements from the migrations, by index name (the last one wins;
     /// a later `DROP INDEX` removes it).
     static func definitions(from migrations: [Migration]) -> [String: (table: String, sql: String)] {
         var result: [String: (table: String, sql: String)] = [:]
-        for migration in migrations {
-            // Comments go first: they may hold semicolons.
-            let code = migration.sql.split(separator: "\n", omittingEmptySubsequences: false)
-                .map { line in line.range(of: "--").map { line[..<$0.lowerBound] } ?? line }
-                .joined(separator: "\n")
-            for statement in code.split(separator: ";") {
-                let text = statement.trimmingCharacters(in: .whitespacesAndNewlines)
-                let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "(" }).map(String.init)
-                if words.count >= 5, words[0] == "CREATE", words[1] == "INDEX", words[3] == "ON" {
-                    result[words[2]] = (words[4], text)
-                } else if words.count >= 3, words[0] == "DROP", words[1] == "INDEX" {
-                    result[words[2 + (words.count > 4 && words[2] == "IF" ? 2 : 0)]] = nil
-                }
+        for text in statements(of: migrations) {
+            let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "(" }).map(String.init)
+            if words.count >= 5, words[0] == "CREATE", words[1] == "INDEX", words[3] == "ON" {
+                result[words[2]] = (words[4], text)
+            } else if words.count >= 3, words[0] == "DROP", words[1] == "INDEX" {
+                result[words[2 + (words.count > 4 && words[2] == "IF" ? 2 : 0)]] = nil
             }
         }
         return result
@@ -44,7 +48,6 @@ struct DeferredIndexes {
         definitions = Self.definitions(from: Schema.migrations(for: dialect)).filter { Self.tables.contains($0.value.table) }
     }
 
-    /// Drops the plain indexes of `tables` that exist now; answers their names.
     @discardableResult
     func drop(on connection: any DatabaseConnection) throws -> [String] {
         var dropped: [String] = []
@@ -55,7 +58,6 @@ struct DeferredIndexes {
         return dropped
     }
 
-    /// Creates every index of `tables` the migrations define and the database lacks.
     @discardableResult
     func restore(on connection: any DatabaseConnection) throws -> [String] {
         let present = Set(try existing(on: connection))
@@ -86,4 +88,12 @@ struct DeferredIndexes {
         }
         return try connection.fetchAll(query).map { try $0.decode(at: 0, as: String.self) }
     }
+}
+
+/// What an import sets aside for its load (indexes, foreign keys) and puts back after it.
+protocol DeferredForLoad {
+    /// Drops what is set aside and exists now; answers the names.
+    func drop(on connection: any DatabaseConnection) throws -> [String]
+    /// Creates again what the migrations define and the database lacks; answers the names.
+    func restore(on connection: any DatabaseConnection) throws -> [String]
 }

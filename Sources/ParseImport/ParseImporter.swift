@@ -76,16 +76,18 @@ public final class ParseImporter {
         let undoTuning = try backend.prepareLoad(database, options: options)
         defer { undoTuning() }
 
-        // Plain indexes of videos and activities are built once after the load (DeferredIndexes);
-        // restoring first also repairs an earlier import that was killed half-way.
-        let indexes = DeferredIndexes(dialect: database.dialect)
+        // Plain indexes of videos and activities are built once after the load (DeferredIndexes),
+        // their foreign keys added back once on PostgreSQL (DeferredForeignKeys); restoring first
+        // also repairs an earlier import that was killed half-way.
+        let deferred: [any DeferredForLoad] = [DeferredIndexes(dialect: database.dialect), DeferredForeignKeys(dialect: database.dialect)]
+        func restore(on connection: any DatabaseConnection) throws -> [String] { try deferred.flatMap { try $0.restore(on: connection) } }
         let dropped = try database.write { connection in
-            try indexes.restore(on: connection)
-            return try indexes.drop(on: connection)
+            _ = try restore(on: connection)
+            return try deferred.flatMap { try $0.drop(on: connection) }
         }
         var restored = false
         defer {
-            if !restored { _ = try? database.write { connection in try indexes.restore(on: connection) } }
+            if !restored { _ = try? database.write { connection in try restore(on: connection) } }
         }
 
         let now = clock.nowMillis()
@@ -96,7 +98,7 @@ public final class ParseImporter {
         try phase("Activity") { try importFile(.activity, backend: backend, map: { ActivityMapper.map($0, now: now) }, insert: backend.insert) }
         try phase("_Installation") { try importFile(.installation, backend: backend, map: { InstallationMapper.map($0, now: now) }, insert: backend.insert) }
         try phase("indexes") {
-            let created = try backend.buildIndexes(database, options: options) { connection in try indexes.restore(on: connection) }
+            let created = try backend.buildIndexes(database, options: options) { connection in try restore(on: connection) }
             restored = true
             progress("indexes rebuilt: \(created.joined(separator: ", ")) (set aside: \(dropped.count))")
             // The counters and the timelines are read from these tables, just loaded.
@@ -152,7 +154,9 @@ public final class ParseImporter {
             progress("\(parseClass.fileName): \(error)")
             return
         }
-        let stream = PreparedStream(reader: reader, maxObjectBytes: options.maxObjectBytes, map: map)
+        // Two writes ahead: the next call's rows are prepared while the database runs this one.
+        let stream = PreparedStream(reader: reader, maxObjectBytes: options.maxObjectBytes,
+                                    readAhead: max(PreparedStream<Row>.defaultReadAhead, 2 * rowsPerWrite), map: map)
         // On a database failure, the reading thread is stopped before the error goes up.
         defer { stream.cancel() }
         var finished = false

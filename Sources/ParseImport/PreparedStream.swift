@@ -14,7 +14,7 @@ enum Prepared<Row: Sendable>: Sendable {
 ///
 /// Reading and mapping (JSON parsing, dates, text rules) were a quarter of the import's time
 /// and need no database, so they run beside the SQLite writes, one core each. Memory stays
-/// bounded: at most `capacity` chunks of `chunkSize` prepared elements wait at once, and a
+/// bounded: at most `readAhead` elements (in chunks of `chunkSize`) wait at once, and a
 /// prepared element is cut to the schema's lengths by its mapper.
 ///
 /// The consumer calls `next()` until it answers nil, or `cancel()` to stop early; both
@@ -30,16 +30,20 @@ final class PreparedStream<Row: Sendable> {
     }
 
     static var chunkSize: Int { 512 }
-    static var capacity: Int { 8 }
+    /// Elements read ahead by default: enough for the consumer never to wait while it writes
+    /// one row at a time.
+    static var defaultReadAhead: Int { 8 * chunkSize }
 
-    private let queue = ChunkQueue<Item>(capacity: capacity)
+    private let queue: ChunkQueue<Item>
     private var current: [Item] = []
     private var index = 0
     private var ended = false
 
     /// Starts reading `reader` on a new thread. From here on only that thread uses `reader`.
-    init(reader: ResultsReader, maxObjectBytes: Int, map: @escaping @Sendable (ParseFields) -> Mapped<Row>) {
-        let queue = self.queue
+    /// `readAhead`: how many elements it may prepare before the consumer takes them.
+    init(reader: ResultsReader, maxObjectBytes: Int, readAhead: Int = defaultReadAhead, map: @escaping @Sendable (ParseFields) -> Mapped<Row>) {
+        let queue = ChunkQueue<Item>(capacity: max(1, (readAhead + Self.chunkSize - 1) / Self.chunkSize))
+        self.queue = queue
         // The reader is handed over whole: the calling thread keeps no reference it uses.
         let handOver = UncheckedSendable(reader)
         let thread = Thread {

@@ -326,16 +326,46 @@ struct ExpectedImport {
         #expect(!names.contains("activities_one_like"), "UNIQUE indexes refuse duplicates during the load and are never set aside")
     }
 
+    /// The keys set aside on PostgreSQL are every foreign key of videos and activities without
+    /// an action, as the migrated schema has them.
+    @Test(arguments: DialectDatabase.dialects.filter { $0 == .postgres })
+    func theMigrationsDefineTheForeignKeysSetAside(dialect: SQLDialect) throws {
+        let definitions = DeferredForeignKeys(dialect: dialect).definitions
+        #expect(Set(definitions.keys) == ["videos_rally_id_fkey", "videos_owner_id_fkey", "activities_from_user_id_fkey", "activities_to_user_id_fkey", "activities_video_id_fkey"])
+        #expect(DeferredForeignKeys(dialect: .sqlite).definitions.isEmpty, "SQLite keeps its keys")
+        let db = try DialectDatabase(dialect)
+        let catalog = try db.database.read { connection in
+            try connection.fetchAll("""
+                SELECT c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c
+                JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+                WHERE c.contype = 'f' AND n.nspname = current_schema() AND t.relname IN ('videos', 'activities')
+                """).map { (try $0.decode(at: 0, as: String.self), try $0.decode(at: 1, as: String.self)) }
+        }
+        #expect(Set(catalog.map(\.0)) == Set(definitions.keys))
+        for (name, definition) in catalog {
+            // pg_get_constraintdef: "FOREIGN KEY (video_id) REFERENCES videos(id)"; ours adds a space.
+            #expect(definitions[name]?.sql.hasSuffix(definition.replacingOccurrences(of: "(id)", with: " (id)")) == true, "\(name): \(definition)")
+        }
+    }
+
     @Test(arguments: DialectDatabase.dialects)
     func indexesMissingAfterAKilledImportAreRebuiltByTheNextOne(dialect: SQLDialect) throws {
         let db = try DialectDatabase(dialect)
         let indexSQL: SQL = switch dialect {
         case .sqlite: "SELECT name || ':' || sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
-        case .postgres: "SELECT indexname || ':' || indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname"
+        case .postgres: """
+            SELECT indexname || ':' || indexdef FROM pg_indexes WHERE schemaname = current_schema()
+            UNION ALL
+            SELECT c.conname || ':' || pg_get_constraintdef(c.oid) FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+            WHERE n.nspname = current_schema()
+            ORDER BY 1
+            """
         }
         let before = try db.database.read { connection in try connection.fetchAll(indexSQL).map { try $0.decode(at: 0, as: String.self) } }
-        let dropped = try db.database.write { connection in try DeferredIndexes(dialect: dialect).drop(on: connection) }
-        #expect(dropped.count >= 7)
+        let dropped = try db.database.write { connection in
+            try DeferredIndexes(dialect: dialect).drop(on: connection) + DeferredForeignKeys(dialect: dialect).drop(on: connection)
+        }
+        #expect(dropped.count >= (dialect == .postgres ? 12 : 7))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parse-empty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
