@@ -124,8 +124,11 @@ final class ChunkQueue<Element>: @unchecked Sendable {
     // @unchecked: `chunks`, `finished` and `cancelled` are only touched while `condition` is locked.
     private let condition = NSCondition()
     private let capacity: Int
+    /// The chunks waiting, oldest first: never more than `capacity`, so taking the first costs
+    /// little. (Taken chunks used to stay in the array, behind a head index, until it emptied;
+    /// with a consumer slower than its producer it never did, and every chunk of a file stayed
+    /// in memory: 300 MB on the large export into PostgreSQL.)
     private var chunks: [[Element]] = []
-    private var head = 0
     private var finished = false
     private var cancelled = false
 
@@ -138,7 +141,7 @@ final class ChunkQueue<Element>: @unchecked Sendable {
     func push(_ chunk: [Element]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while chunks.count - head >= capacity && !cancelled { condition.wait() }
+        while chunks.count >= capacity && !cancelled { condition.wait() }
         if cancelled { return false }
         chunks.append(chunk)
         condition.broadcast()
@@ -157,14 +160,9 @@ final class ChunkQueue<Element>: @unchecked Sendable {
     func pop() -> [Element]? {
         condition.lock()
         defer { condition.unlock() }
-        while head == chunks.count && !finished && !cancelled { condition.wait() }
-        guard head < chunks.count, !cancelled else { return nil }
-        let chunk = chunks[head]
-        head += 1
-        if head == chunks.count {
-            chunks.removeAll(keepingCapacity: true)
-            head = 0
-        }
+        while chunks.isEmpty && !finished && !cancelled { condition.wait() }
+        guard !chunks.isEmpty, !cancelled else { return nil }
+        let chunk = chunks.removeFirst()
         condition.broadcast()
         return chunk
     }
@@ -174,7 +172,6 @@ final class ChunkQueue<Element>: @unchecked Sendable {
         condition.lock()
         cancelled = true
         chunks.removeAll()
-        head = 0
         condition.broadcast()
         while !finished { condition.wait() }
         condition.unlock()

@@ -157,6 +157,29 @@ import Testing
         #expect(stream.next() == nil)
     }
 
+    /// Chunks the consumer took are the consumer's alone: the queue keeps at most `capacity`,
+    /// even while the producer stays ahead for the whole stream.
+    @Test func theQueueHoldsNoChunkAlreadyTaken() {
+        final class Counted: @unchecked Sendable {
+            nonisolated(unsafe) static var alive = 0
+            init() { Self.alive += 1 }
+            deinit { Self.alive -= 1 }
+        }
+        let queue = ChunkQueue<Counted>(capacity: 3)
+        #expect(queue.push([Counted(), Counted()]) && queue.push([Counted(), Counted()]))
+        var most = 0
+        for _ in 0..<200 {
+            // The producer adds a chunk before the consumer takes one: the queue is never empty.
+            #expect(queue.push([Counted(), Counted()]))
+            #expect(queue.pop()?.count == 2)
+            most = max(most, Counted.alive)
+        }
+        #expect(most <= 3 * 2, "only the chunks waiting are alive: \(most) objects")
+        queue.finish()
+        while queue.pop() != nil {}
+        #expect(Counted.alive == 0)
+    }
+
     @Test func aBrokenFileEndsWithStoppedAfterTheElementsBeforeTheBreak() {
         var bytes = Self.export(1_200)
         bytes.removeLast(3)
