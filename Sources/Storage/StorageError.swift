@@ -34,6 +34,17 @@ public enum StorageError: Error, Sendable, SafelyDescribedError {
         }
     }
 
+    /// A failure of the transaction as a whole rather than of one statement: a conflict with a
+    /// concurrent transaction (PostgreSQL 40001, 40P01) or a lost session. Rolling back to a
+    /// savepoint cannot contain it; the whole transaction must run again, which `write` does.
+    public var endsTransaction: Bool {
+        switch self {
+        case .connectionLost: true
+        case .driver(let driver as PostgresError): driver.isRetryableConflict
+        default: false
+        }
+    }
+
     /// True for a UNIQUE violation whose constraint mentions `column`.
     public func isUniqueViolation(on column: String) -> Bool {
         if case .uniqueViolation(let constraint) = self { return constraint.contains(column) }

@@ -8,7 +8,8 @@ import Foundation
 /// Writes run in `SERIALIZABLE` transactions, so concurrent writers behave as if they ran one
 /// after another, as SQLite's single writer made them: a check-then-insert raced by another
 /// request fails with a serialization failure (40001) instead of a duplicate, and `write`
-/// runs the closure again. Deadlocks (40P01) are retried the same way.
+/// runs the closure again. Deadlocks (40P01) are retried the same way. `write(isolation:
+/// .readCommitted)` is the outbox's exception (WriteIsolation says why).
 public final class PostgresDatabase: Database, @unchecked Sendable {
     // @unchecked: each connection is lent to one thread at a time by its pool, and every other
     // stored property is immutable.
@@ -73,14 +74,20 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
         }
     }
 
-    public func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+    /// `.readCommitted` writes (the outbox's leases) still retry deadlocks and sessions lost
+    /// before COMMIT; they cannot fail serialization.
+    public func write<T>(isolation: WriteIsolation, _ body: (any DatabaseConnection) throws -> T) throws -> T {
+        let begin = switch isolation {
+        case .serializable: "BEGIN ISOLATION LEVEL SERIALIZABLE"
+        case .readCommitted: "BEGIN ISOLATION LEVEL READ COMMITTED"
+        }
         var attempt = 0
         while true {
             attempt += 1
             var commitSent = false
             do {
                 return try writerPool.withConnection(waitingAtMost: acquireTimeout) { connection in
-                    try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", commitSent: &commitSent, body)
+                    try transaction(on: connection, begin: begin, commitSent: &commitSent, body)
                 }
             } catch let error as StorageError where attempt < configuration.writeAttempts && isRetryable(error, commitSent: commitSent) {
                 retries.increment()
