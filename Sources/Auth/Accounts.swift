@@ -214,6 +214,7 @@ public final class Accounts: Sendable {
         let key = SessionToken(value: token).storageKey
         let now = clock.nowMillis()
         if let identity = cache.identity(forKey: key, now: now) { return identity }
+        let generation = cache.generation
         guard let session = try database.read({ connection in try sessions.lookup(tokenKey: key, on: connection) }),
               session.expiresAt > now, !session.banned, let role = Role(rawValue: session.role) else {
             throw AuthError.invalidSession
@@ -225,7 +226,7 @@ public final class Accounts: Sendable {
             }
         }
         let identity = Identity(userID: session.userID, userSeq: session.userSeq, role: role, sessionKey: key)
-        cache.store(identity, expiresAt: session.expiresAt, now: now)
+        cache.store(identity, expiresAt: session.expiresAt, now: now, since: generation)
         return identity
     }
 
