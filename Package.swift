@@ -83,6 +83,6 @@ let package = Package(
         .testTarget(name: "PushTests", dependencies: ["CloudHooks", "Crypto", "JSON", "Storage", "TestSupport"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth", "TestSupport"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "CSQLite", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "TestSupport"]),
     ]
 )

@@ -66,7 +66,7 @@ public struct AccountStore: Sendable {
     /// Whether `username`, as typed or lower-cased, is the id of an account (other than `except`).
     public func isID(ofAnotherAccount username: String, except: String? = nil, on connection: any DatabaseConnection) throws -> Bool {
         try connection.fetchOne("""
-            SELECT 1 FROM users WHERE id IN (\(username), \(Validation.key(username))) AND id IS NOT \(except.databaseValue)
+            SELECT 1 FROM users WHERE id IN (\(username), \(Validation.key(username))) AND id IS DISTINCT FROM \(except.databaseValue)
             """) != nil
     }
 
@@ -100,7 +100,7 @@ public struct AccountStore: Sendable {
         if let name = changes.displayName { assignments.append("display_name = \(name)") }
         if let email = changes.email {
             // A changed address is no longer verified.
-            assignments.append("email = \(email), email_key = \(Validation.key(email)), email_verified = CASE WHEN email_key = \(Validation.key(email)) THEN email_verified ELSE 0 END")
+            assignments.append("email = \(email), email_key = \(Validation.key(email)), email_verified = CASE WHEN email_key = \(Validation.key(email)) THEN email_verified ELSE FALSE END")
         }
         if let on = changes.newVideos { assignments.append("notify_new_videos = \(on)") }
         if let on = changes.myActivity { assignments.append("notify_my_activity = \(on)") }

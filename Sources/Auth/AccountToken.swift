@@ -54,12 +54,18 @@ public struct AccountTokenStore: Sendable {
     public init() {}
 
     /// Stores a token's key for the account, replacing any older token of that purpose.
+    ///
+    /// One upsert rather than a delete and an insert: two requests racing on PostgreSQL would
+    /// both delete nothing and the second insert would fail on `UNIQUE (user_id, purpose)`;
+    /// here the second waits for the first and replaces its row (or is retried as a
+    /// serialization failure), as SQLite's single writer makes it.
     func replace(userID: String, purpose: AccountTokenPurpose, tokenKey: String, emailKey: String, now: Int64,
                  on connection: any DatabaseConnection) throws {
-        try connection.execute("DELETE FROM account_tokens WHERE user_id = \(userID) AND purpose = \(purpose.rawValue)")
         try connection.execute("""
             INSERT INTO account_tokens (token_hash, user_id, purpose, email_key, created_at, expires_at)
             VALUES (\(tokenKey), \(userID), \(purpose.rawValue), \(emailKey), \(now), \(now + purpose.lifetimeMillis))
+            ON CONFLICT (user_id, purpose) DO UPDATE SET token_hash = excluded.token_hash, email_key = excluded.email_key,
+                created_at = excluded.created_at, expires_at = excluded.expires_at
             """)
     }
 

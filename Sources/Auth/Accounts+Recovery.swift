@@ -49,7 +49,7 @@ extension Accounts {
                 throw AuthError.invalidToken
             }
             let changed = try connection.execute("""
-                UPDATE users SET email_verified = 1, updated_at = \(now) WHERE id = \(userID) AND email_key = \(emailKey)
+                UPDATE users SET email_verified = TRUE, updated_at = \(now) WHERE id = \(userID) AND email_key = \(emailKey)
                 """)
             guard changed == 1 else { throw AuthError.invalidToken }
         }

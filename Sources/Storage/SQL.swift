@@ -103,3 +103,25 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     /// passwords, tokens or personal data never reach an error message or a log line.
     public var description: String { render(for: .sqlite).text }
 }
+
+extension SQL {
+    /// A JSON object the database builds from columns, as text: SQLite's `json_object`,
+    /// PostgreSQL's `json_build_object` (whose `json` result is cast to text, the type the
+    /// outbox's payload column holds). There is no spelling both understand.
+    ///
+    /// Keys are the program's own and are spliced as SQL string literals (PostgreSQL cannot
+    /// infer the type of a bound key of this variadic function), so each must be plain
+    /// letters, digits or `_`; values are fragments with their own binds.
+    public static func jsonObject(_ fields: KeyValuePairs<String, SQL>, for dialect: SQLDialect) -> SQL {
+        let pairs = fields.map { key, value -> SQL in
+            precondition(!key.isEmpty && key.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) },
+                         "a JSON key spliced into SQL must be letters, digits or _")
+            return "'\(unsafe: key)', \(value)"
+        }
+        let arguments = joined(pairs, separator: ", ")
+        switch dialect {
+        case .sqlite: return "json_object(\(arguments))"
+        case .postgres: return "json_build_object(\(arguments))::text"
+        }
+    }
+}

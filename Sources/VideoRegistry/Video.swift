@@ -77,7 +77,7 @@ public struct Viewer: Sendable, Equatable {
     /// moderates.
     public func visibilityFilter(_ alias: String = "v") -> SQL {
         if canModerate { return "1 = 1" }
-        let shown: SQL = "(\(unsafe: alias).hidden = 0 AND \(unsafe: alias).owner_id NOT IN (\(Self.bannedUserIDs)))"
+        let shown: SQL = "(\(unsafe: alias).hidden = FALSE AND \(unsafe: alias).owner_id NOT IN (\(Self.bannedUserIDs)))"
         if let userID { return "(\(shown) OR \(unsafe: alias).owner_id = \(userID))" }
         return shown
     }

@@ -3,7 +3,7 @@ import SocialAPI
 import Storage
 import Telemetry
 
-/// Chooses the database driver from `--database` (or `PACENOTE_DATABASE`): the executable
+/// Chooses the database driver from `--database` (or `PACENOTE_DATABASE_URL`): the executable
 /// decides, so SocialAPI and the domain below it know only the `Database` seam.
 enum DatabaseFactory {
     enum Choice: Equatable {

@@ -42,9 +42,15 @@ struct Options {
         for name in flags.union(switches) where values[name] == nil {
             if let value = environment["PACENOTE_" + name.uppercased().replacingOccurrences(of: "-", with: "_")] {
                 values[name] = value
+            } else if let alias = Self.environmentAliases[name], let value = environment[alias] {
+                values[name] = value
             }
         }
     }
+
+    /// Other names a flag's environment variable goes by: API.md spells the database's
+    /// `PACENOTE_DATABASE_URL`, which reads better in a deployment than `PACENOTE_DATABASE`.
+    static let environmentAliases = ["database": "PACENOTE_DATABASE_URL"]
 
     func string(_ name: String) -> String? { values[name] }
 

@@ -66,8 +66,8 @@ enum CommonOptions {
     /// Where the data lives and how to open it.
     static let database: [CommandSpec.Flag] = [
         .init("data-dir", "DIR", "where the SQLite database and cursor.key live (./data)"),
-        .init("database", "URL", "the database; the embedded SQLite in --data-dir is the only one this build serves (PostgreSQL: driver present, schema port pending)"),
-        .init("db-readers", "N", "SQLite reader connections (4)"),
+        .init("database", "URL", "postgres://user:pass@host:5432/db for PostgreSQL, also read from PACENOTE_DATABASE_URL (the embedded SQLite in --data-dir)"),
+        .init("db-readers", "N", "reader connections: SQLite's, or PostgreSQL sessions for reads (4)"),
         .init("sqlite-synchronous", "normal|full", "normal survives a crash of the process, full also a power loss (normal)"),
     ]
     static let logLevel = CommandSpec.Flag("log-level", "LEVEL", "debug, info, warning or error (info); JSON lines on stderr")
@@ -77,12 +77,8 @@ enum CommonOptions {
     static func configuration(_ options: Options) throws -> Application.Configuration {
         var configuration = Application.Configuration()
         configuration.dataDirectory = options.string("data-dir", default: "./data")
-        if case .postgres = try DatabaseFactory.choice(options.string("database")) {
-            // The driver is here (Storage/Postgres, chosen in DatabaseFactory), but the domain's SQL
-            // still has SQLite-only statements; serving PostgreSQL before they are ported would fail
-            // requests at random, so it is refused at start.
-            throw Options.UsageError(description: "--database: this build serves only the embedded SQLite database; its PostgreSQL driver exists, but the port of the schema and queries to PostgreSQL is pending")
-        }
+        // Checked here, before anything opens: a malformed --database is a usage error.
+        _ = try DatabaseFactory.choice(options.string("database"))
         configuration.databaseReaders = try options.int("db-readers", default: 4, range: 1...64)
         switch options.string("sqlite-synchronous", default: "normal").lowercased() {
         case "normal": configuration.sqliteSynchronousFull = false

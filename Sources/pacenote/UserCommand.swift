@@ -66,7 +66,7 @@ enum UserCommand {
             guard let publicURL = options.string("public-url") else {
                 throw Options.UsageError(description: "user reset-link needs --public-url (or PACENOTE_PUBLIC_URL), the base of the link")
             }
-            let application = try Application(configuration: configuration, logger: try CommonOptions.logger(options))
+            let application = try Application(configuration: configuration, logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
             defer { application.close() }
             print(try application.resetLink(username: options.positional[0], publicURL: publicURL))
             return 0

@@ -170,7 +170,7 @@ import Storage
     @Test func changingTheEmailResetsVerification() throws {
         let signedIn = try fixture.signUp("seb", email: "seb@example.com")
         let identity = try accounts.authenticate(token: signedIn.token.value)
-        try fixture.execute("UPDATE users SET email_verified = 1 WHERE id = \(signedIn.account.id)")
+        try fixture.execute("UPDATE users SET email_verified = TRUE WHERE id = \(signedIn.account.id)")
         #expect(try accounts.account(id: signedIn.account.id)?.emailVerified == true)
 
         // The same address in another case is the same address: still verified, new spelling kept.

@@ -50,7 +50,10 @@ import Storage
         #expect(try accounts.authenticate(token: loggedIn.token.value).sessionKey == loggedIn.token.storageKey)
 
         // No row of any table holds a raw token.
-        let tables = try fixture.rows("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0.decode("name", as: String.self) }
+        let catalog: SQL = fixture.temporary.dialect == .sqlite
+            ? "SELECT name FROM sqlite_master WHERE type = 'table'"
+            : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()"
+        let tables = try fixture.rows(catalog).map { try $0.decode("name", as: String.self) }
         #expect(tables.contains("sessions") && tables.contains("users"))
         for table in tables {
             for row in try fixture.rows("SELECT * FROM \(unsafe: "\"\(table)\"")") {
@@ -68,10 +71,12 @@ import Storage
             }
         }
 
-        // Nor do the database's files (main file and write-ahead log), where the hash is.
+        // Nor do the database's files (main file and write-ahead log), where the hash is. Only
+        // SQLite's files are the test's to read; PostgreSQL's belong to the cluster's server.
+        guard let sqlite = fixture.temporary.sqlite else { return }
         var hashFound = false
         for suffix in ["", "-wal"] {
-            let path = fixture.temporary.path + suffix
+            let path = sqlite.path + suffix
             guard let bytes = FileManager.default.contents(atPath: path) else { continue }
             for token in [signedUp.token.value, loggedIn.token.value] {
                 #expect(bytes.range(of: Data(token.utf8)) == nil, "\(path) holds a raw token")

@@ -28,8 +28,10 @@ final class RetryPolicyTests: XCTestCase {
 final class OutboxWorkerTests: XCTestCase {
     private func makeDatabase() throws -> TemporaryDatabase {
         let temp = try TemporaryDatabase.withHookTables()
-        try Migrator(migrations: Schema.sqlite).migrate(temp.database, now: 0)
-        try temp.database.write { c in try c.execute("CREATE TABLE effects (job TEXT NOT NULL)") }
+        try Migrator(migrations: Schema.migrations(for: temp.dialect)).migrate(temp.database, now: 0)
+        // `n`: the order effects were written in (rowid on SQLite, an identity column on PostgreSQL).
+        let n = temp.dialect == .sqlite ? "n INTEGER PRIMARY KEY" : "n BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+        try temp.database.write { c in try c.execute(SQL(unsafeSQL: "CREATE TABLE effects (\(n), job TEXT NOT NULL)")) }
         return temp
     }
 
@@ -95,7 +97,7 @@ final class OutboxWorkerTests: XCTestCase {
             },
         ], clock: clock)
         XCTAssertEqual(try worker.runDueJobs(), 3, "the three jobs run in one batch")
-        let effects = try temp.database.read { c in try c.fetchAll("SELECT job FROM effects ORDER BY rowid").map { try $0.decode("job", as: String.self) } }
+        let effects = try temp.database.read { c in try c.fetchAll("SELECT job FROM effects ORDER BY n").map { try $0.decode("job", as: String.self) } }
         XCTAssertEqual(effects, ["one", "three"], "the failing job's insert was rolled back to its savepoint; the others committed")
         XCTAssertEqual(try state(temp), ["done", "pending", "done"], "the failing job waits for its retry")
     }

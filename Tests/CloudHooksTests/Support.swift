@@ -4,14 +4,15 @@ import Synchronization
 import TestSupport
 
 extension TemporaryDatabase {
-    /// An empty database holding the small tables these tests hang their hooks on.
+    /// An empty database (of the dialect `TestDatabase` chooses) holding the small tables these
+    /// tests hang their hooks on, in DDL both dialects understand.
     static func withHookTables() throws -> TemporaryDatabase {
         let temp = try TemporaryDatabase()
         try temp.database.write { c in
             try c.executeScript("""
-                CREATE TABLE parents (id TEXT PRIMARY KEY, name TEXT NOT NULL) STRICT;
-                CREATE TABLE children (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parents(id)) STRICT;
-                CREATE TABLE nodes (id INTEGER PRIMARY KEY) STRICT;
+                CREATE TABLE parents (id TEXT PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE children (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parents(id));
+                CREATE TABLE nodes (id INTEGER PRIMARY KEY);
                 """)
         }
         return temp

@@ -1,10 +1,11 @@
+import Storage
 import XCTest
 
 /// Deleting a video or an account takes everything about it along, and every counter it touched
 /// is corrected (checked in the API and against the rows in the database).
 final class CascadeTests: ServerTestCase {
-    private func count(_ sql: String, _ arguments: [any SQLiteArgument]) throws -> Int {
-        try server.withDatabase { try $0.int(sql, arguments) }
+    private func count(_ sql: SQL) throws -> Int {
+        try server.withDatabase { try $0.int(sql) }
     }
 
     func testDeletingAVideoRemovesItsActivities() throws {
@@ -20,20 +21,20 @@ final class CascadeTests: ServerTestCase {
             assertSuccess(try client.request("POST", "/v1/videos/\(id)/flags", json: ["reason": "dust"], token: fan.token), 201)
             assertSuccess(try client.request("PUT", "/v1/videos/\(kept)/like", token: fan.token), 200)
         }
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE video_id = ?", [id]), 6)
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE video_id = \(id)"), 6)
         XCTAssertEqual(jsonInt(try getObject("/v1/users/me", owner.token)["videosCount"]), 2)
         XCTAssertEqual(jsonInt(try getObject("/v1/rallies/\(rallyId)", owner.token)["videosCount"]), 2)
 
         assertSuccess(try client.request("DELETE", "/v1/videos/\(id)", token: owner.token), 204)
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE video_id = ?", [id]), 0, "its likes, comments and flags are gone")
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM videos WHERE id = ?", [id]), 0)
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE video_id = \(id)"), 0, "its likes, comments and flags are gone")
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM videos WHERE id = \(id)"), 0)
         XCTAssertEqual(jsonInt(try getObject("/v1/users/me", owner.token)["videosCount"]), 1, "the owner's videosCount")
         XCTAssertEqual(jsonInt(try getObject("/v1/rallies/\(rallyId)", owner.token)["videosCount"]), 1, "the rally's videosCount")
         for list in ["comments", "likes"] {
             assertError(try client.request("GET", "/v1/videos/\(id)/\(list)", token: fans[0].token), 404, "not_found", "its \(list)")
         }
         XCTAssertEqual(jsonInt(try getObject("/v1/videos/\(kept)", owner.token)["likesCount"]), 2, "the other video keeps its likes")
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE video_id = ?", [kept]), 2)
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE video_id = \(kept)"), 2)
         XCTAssertFalse(ids(try firstPage("/v1/users/\(owner.id)/videos", fans[0].token)).contains(id))
         XCTAssertFalse(ids(try firstPage("/v1/feed/likes", fans[0].token)).contains(id), "gone from the fans' likes")
         StoredCounters.assertAllExact(server)
@@ -66,16 +67,16 @@ final class CascadeTests: ServerTestCase {
         XCTAssertEqual(jsonInt(try getObject("/v1/users/me", other.token)["followersCount"]), 2)
         XCTAssertEqual(jsonInt(try getObject("/v1/users/me", follower.token)["followingCount"]), 2)
         XCTAssertEqual(jsonInt(try getObject("/v1/rallies/\(rallyId)", other.token)["videosCount"]), 2)
-        XCTAssertGreaterThan(try count("SELECT COUNT(*) FROM activities WHERE from_user_id = ? OR to_user_id = ?", [leaver.id, leaver.id]), 0)
+        XCTAssertGreaterThan(try count("SELECT COUNT(*) FROM activities WHERE from_user_id = \(leaver.id) OR to_user_id = \(leaver.id)"), 0)
 
         assertSuccess(try client.request("DELETE", "/v1/users/me", json: ["password": leaver.password], token: leaver.token), 204)
 
         // The database: nothing from, to or about the leaver.
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE from_user_id = ? OR to_user_id = ?", [leaver.id, leaver.id]), 0, "activities from or to it")
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE video_id = ?", [leaversVideo]), 0, "activities about its video")
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM videos WHERE owner_id = ?", [leaver.id]), 0, "its videos")
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM users WHERE id = ?", [leaver.id]), 0)
-        XCTAssertEqual(try count("SELECT flags_count FROM videos WHERE id = ?", [othersVideo]), 0, "its flag no longer counts")
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE from_user_id = \(leaver.id) OR to_user_id = \(leaver.id)"), 0, "activities from or to it")
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM activities WHERE video_id = \(leaversVideo)"), 0, "activities about its video")
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM videos WHERE owner_id = \(leaver.id)"), 0, "its videos")
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM users WHERE id = \(leaver.id)"), 0)
+        XCTAssertEqual(try count("SELECT flags_count FROM videos WHERE id = \(othersVideo)"), 0, "its flag no longer counts")
         StoredCounters.assertAllExact(server, "after the account deletion")
 
         // The API: every counter it touched, corrected.

@@ -82,7 +82,7 @@ final class CommentTests: ServerTestCase {
         assertError(try client.request("DELETE", "/v1/comments/no-such-comment", token: owner.token), 404, "not_found")
 
         assertSuccess(try client.request("PUT", "/v1/videos/\(id)/like", token: author.token), 200)
-        let likeIds = try server.withDatabase { try $0.strings("SELECT id FROM activities WHERE type = 1 AND video_id = ?", [id]) }
+        let likeIds = try server.withDatabase { try $0.strings("SELECT id FROM activities WHERE type = 1 AND video_id = \(id)") }
         XCTAssertEqual(likeIds.count, 1)
         for likeId in likeIds {
             assertError(try client.request("DELETE", "/v1/comments/\(likeId)", token: author.token), 404, "not_found", "the id of a like")

@@ -1,3 +1,4 @@
+import Storage
 import XCTest
 
 /// Counters stay exact when many phones act at the same moment: the API's numbers and the stored
@@ -99,10 +100,10 @@ final class CounterConcurrencyTests: ServerTestCase {
         XCTAssertEqual(tally(follows), ["200": 50])
         XCTAssertEqual(jsonInt(try getObject("/v1/users/me", star.token)["followersCount"]), 50, "followersCount in the API")
         try server.withDatabase { db in
-            XCTAssertEqual(try db.int("SELECT followers_count FROM users WHERE id = ?", [star.id]), 50)
-            XCTAssertEqual(try db.int("SELECT COUNT(*) FROM activities WHERE type = 4 AND to_user_id = ?", [star.id]), 50)
+            XCTAssertEqual(try db.int("SELECT followers_count FROM users WHERE id = \(star.id)"), 50)
+            XCTAssertEqual(try db.int("SELECT COUNT(*) FROM activities WHERE type = 4 AND to_user_id = \(star.id)"), 50)
             for fan in fans {
-                XCTAssertEqual(try db.int("SELECT following_count FROM users WHERE id = ?", [fan.id]), 1, "\(fan.username) following_count")
+                XCTAssertEqual(try db.int("SELECT following_count FROM users WHERE id = \(fan.id)"), 1, "\(fan.username) following_count")
             }
         }
         for fan in fans.prefix(10) {
@@ -114,9 +115,9 @@ final class CounterConcurrencyTests: ServerTestCase {
         XCTAssertEqual(tally(unfollows), ["200": 50])
         XCTAssertEqual(jsonInt(try getObject("/v1/users/me", star.token)["followersCount"]), 0)
         try server.withDatabase { db in
-            XCTAssertEqual(try db.int("SELECT followers_count FROM users WHERE id = ?", [star.id]), 0)
-            XCTAssertEqual(try db.int("SELECT COUNT(*) FROM activities WHERE type = 4 AND to_user_id = ?", [star.id]), 0)
-            XCTAssertEqual(try db.int("SELECT COALESCE(SUM(following_count), 0) FROM users WHERE id IN (\(fans.map { "'\($0.id.replacingOccurrences(of: "'", with: "''"))'" }.joined(separator: ",")))"), 0)
+            XCTAssertEqual(try db.int("SELECT followers_count FROM users WHERE id = \(star.id)"), 0)
+            XCTAssertEqual(try db.int("SELECT COUNT(*) FROM activities WHERE type = 4 AND to_user_id = \(star.id)"), 0)
+            XCTAssertEqual(try db.int("SELECT COALESCE(SUM(following_count), 0) FROM users WHERE id IN (\(SQL.joined(fans.map { "\($0.id)" }, separator: ", ")))"), 0)
         }
         StoredCounters.assertAllExact(server)
     }

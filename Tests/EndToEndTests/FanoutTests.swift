@@ -114,7 +114,7 @@ final class FanoutTests: ServerTestCase {
         func storedRows() throws -> Int {
             try followers.reduce(0) { sum, follower in
                 sum + (try server.withDatabase {
-                    try $0.int("SELECT COUNT(*) FROM following_timeline t JOIN users u ON u.seq = t.user_seq WHERE u.id = ?", [follower.id])
+                    try $0.int("SELECT COUNT(*) FROM following_timeline t JOIN users u ON u.seq = t.user_seq WHERE u.id = \(follower.id)")
                 })
             }
         }

@@ -1,9 +1,13 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The data directory is 0700 and the files holding emails and hashes 0600: the database, its
 /// WAL and shared-memory files, and the output of `pacenote backup`; looser modes found on an
 /// existing data directory are tightened at start, and the command says so.
+///
+/// Every test here is about SQLite's files, so each returns at once on the PostgreSQL pass
+/// (`TestDatabase`), where the database is the cluster's and already ran on the SQLite pass.
 final class FileModeTests: CommandTestCase {
     private func mode(_ path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -22,6 +26,7 @@ final class FileModeTests: CommandTestCase {
     }
 
     func testServeKeepsTheDataDirectoryAndDatabaseFilesPrivate() throws {
+        guard TestDatabase.isSQLite else { return }  // SQLite's files (see the type's comment)
         // The harness made the data directory with the usual 0755 before serve started.
         try server.start()
         let client = HTTPClient(port: server.port)
@@ -43,6 +48,7 @@ final class FileModeTests: CommandTestCase {
     }
 
     func testLooserModesOnAnExistingDataDirectoryAreTightenedAndLogged() throws {
+        guard TestDatabase.isSQLite else { return }  // SQLite's files (see the type's comment)
         XCTAssertEqual(server.runCLI(["migrate"]).status, 0)
         let directory = server.dataDir.path
         let database = (directory as NSString).appendingPathComponent("pacenote.sqlite")
@@ -61,6 +67,7 @@ final class FileModeTests: CommandTestCase {
     }
 
     func testANewDataDirectoryIsCreatedPrivate() throws {
+        guard TestDatabase.isSQLite else { return }  // SQLite's files (see the type's comment)
         let directory = server.dataDir.appendingPathComponent("nested/data").path
         let run = TestServer.run(binary: server.binary, arguments: ["migrate", "--data-dir", directory], timeout: 60)
         XCTAssertEqual(run.status, 0, "migrate: \(run)")

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import XCTest
 
@@ -26,11 +25,13 @@ final class ImportedHashCostTests: ServerTestCase {
         importRun.withLock { $0 = run }
 
         // An account whose cost-13 hash was stored before the ceiling existed (an older import):
-        // created normally, then its hash replaced in the database file.
+        // created normally, then its hash replaced in the database (the server is not running).
         let create = server.runCLI(["user", "create", "--username", "stored_thirteen", "--email", "stored13@example.com",
                                     "--password", ParseExport.password])
         guard create.status == 0 else { throw UnexpectedOutput(description: "user create: \(create)") }
-        try setPasswordHash(cost13Hash, username: "stored_thirteen", database: server.databasePath)
+        try server.withDatabase { db in
+            try db.write("UPDATE users SET password_hash = \(cost13Hash) WHERE username_key = \("stored_thirteen")")
+        }
     }
 
     private func importOutput() throws -> (status: Int32, stdout: String, stderr: String) {
@@ -72,25 +73,4 @@ final class ImportedHashCostTests: ServerTestCase {
 
 struct UnexpectedOutput: Error, CustomStringConvertible {
     let description: String
-}
-
-/// Replaces an account's stored hash in the database file (the server is not running).
-func setPasswordHash(_ hash: String, username: String, database path: String) throws {
-    var handle: OpaquePointer?
-    guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
-        throw UnexpectedOutput(description: "cannot open \(path)")
-    }
-    defer { sqlite3_close_v2(handle) }
-    var statement: OpaquePointer?
-    guard sqlite3_prepare_v2(handle, "UPDATE users SET password_hash = ? WHERE username_key = ?", -1, &statement, nil) == SQLITE_OK,
-          let statement else {
-        throw UnexpectedOutput(description: "prepare: \(String(cString: sqlite3_errmsg(handle)))")
-    }
-    defer { sqlite3_finalize(statement) }
-    let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-    sqlite3_bind_text(statement, 1, hash, -1, transient)
-    sqlite3_bind_text(statement, 2, username.lowercased(), -1, transient)
-    guard sqlite3_step(statement) == SQLITE_DONE, sqlite3_changes(handle) == 1 else {
-        throw UnexpectedOutput(description: "the hash of \(username) was not replaced: \(String(cString: sqlite3_errmsg(handle)))")
-    }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -30,25 +31,28 @@ final class OperatorTests: XCTestCase {
 
     /// The bcrypt cost stored in the account's hash (`$2b$NN$...`).
     private func bcryptCost(of userID: String, in server: TestServer) throws -> String {
-        let reader = try SQLiteReader(path: server.dataDir.appendingPathComponent("pacenote.sqlite").path)
-        defer { reader.close() }
-        let hash = try reader.strings("SELECT password_hash FROM users WHERE id = ?", [userID]).first ?? ""
+        let hash = try server.withDatabase { try $0.strings("SELECT password_hash FROM users WHERE id = \(userID)").first ?? "" }
         let parts = hash.split(separator: "$", omittingEmptySubsequences: false)
         return parts.count > 2 ? String(parts[2]) : "no cost in \(hash.prefix(7))"
     }
 
     func testPacenoteEnvironmentVariablesConfigureServe() throws {
-        let home = try makeServer(defaultFlags: false)  // never started: lends its data directory
+        let home = try makeServer(defaultFlags: false)  // never started: lends its data directory and database
+        // On PostgreSQL the database comes from PACENOTE_DATABASE_URL, API.md's name for it.
+        let database = home.databaseURL.map { ["PACENOTE_DATABASE_URL": $0] } ?? [:]
         let configured = try makeServer(environment: [
             "PACENOTE_LISTEN": "127.0.0.1:0",
             "PACENOTE_DATA_DIR": home.dataDir.path,
             "PACENOTE_BCRYPT_COST": "5",
             "PACENOTE_PUBLIC_READ": "true",
-        ], defaultFlags: false)
+        ].merging(database) { $1 }, defaultFlags: false)
         try configured.start()
         XCTAssertNotEqual(configured.port, 8080, "PACENOTE_LISTEN's port 0 was used, not the default 8080")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: home.dataDir.appendingPathComponent("pacenote.sqlite").path),
-                      "the database is in PACENOTE_DATA_DIR")
+        if TestDatabase.isSQLite {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: home.sqlitePath), "the database is in PACENOTE_DATA_DIR")
+        } else {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: home.sqlitePath), "PACENOTE_DATABASE_URL was used, not a file in PACENOTE_DATA_DIR")
+        }
         let client = HTTPClient(port: configured.port)
         defer { client.close() }
         let account = try client.signup()
@@ -68,6 +72,9 @@ final class OperatorTests: XCTestCase {
     }
 
     func testBackupOfARunningServerServesTheDataOnAnotherServer() throws {
+        // `pacenote backup` copies the SQLite file; on PostgreSQL it answers to use pg_dump
+        // (BackupCommand), which is the cluster's tool, not the suite's.
+        guard TestDatabase.isSQLite else { return }
         let original = try makeServer()
         try original.start()
         let client = HTTPClient(port: original.port)
@@ -146,6 +153,9 @@ final class OperatorTests: XCTestCase {
     }
 
     func testHealthzIs503WhenTheDatabaseFileCannotBeRead() throws {
+        // A database file that goes away is SQLite's case; PostgreSQL's lost server answers 503
+        // through the driver's `connectionLost` (PostgresDatabaseTests restarts the cluster).
+        guard TestDatabase.isSQLite else { return }
         let server = try makeServer()
         try server.start()
         let client = HTTPClient(port: server.port)

@@ -36,7 +36,7 @@ final class PresenterTests: XCTestCase {
         XCTAssertEqual(app.request("POST", "/v1/videos/\(videos[1])/comments", json: #"{"content":"Flat out!"}"#, token: carol).status, 201)
         XCTAssertEqual(app.request("POST", "/v1/videos/\(videos[2])/comments", json: #"{"content":"Hidden soon"}"#, token: alice).status, 201)
         XCTAssertEqual(app.request("POST", "/v1/videos/\(videos[0])/flags", token: carol).status, 201)
-        try app.application.database.write { c in try c.execute("UPDATE videos SET hidden = 1 WHERE id = \(videos[2])") }
+        try app.application.database.write { c in _ = try c.execute("UPDATE videos SET hidden = TRUE WHERE id = \(videos[2])") }
         let identities = try [alice, bob, moddy].map { try app.application.accounts.authenticate(token: $0) }
         return Fixture(app: app, callers: [nil] + identities.map(Optional.some))
     }

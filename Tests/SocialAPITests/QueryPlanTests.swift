@@ -44,10 +44,10 @@ final class RecordingConnection: DatabaseConnection {
 /// store method runs for real on a migrated database; SQLite then explains the statements
 /// it sent, so a change to a store's SQL (or to the schema) that loses the index fails here.
 final class QueryPlanTests: XCTestCase {
-    private var temp: TemporaryDatabase!
+    private var temp: TemporarySQLite!
 
     override func setUpWithError() throws {
-        temp = try TemporaryDatabase(migrated: true)
+        temp = try TemporarySQLite(migrated: true)
     }
 
     override func tearDown() {

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import TestSupport
 import XCTest
 @testable import SocialAPI
 
@@ -81,33 +82,46 @@ final class SearchQueryTests: XCTestCase {
         XCTAssertEqual(words(String(repeating: "x ", count: 1_000_000))?.count, 16)
     }
 
-    // MARK: - Against a real FTS5 index
+    // MARK: - Against a real index: FTS5, or PostgreSQL's tsvector documents
 
-    func testExpressionsMatchAnAccentFoldingFTS5Index() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-search-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try SQLiteDatabase(configuration: .init(path: directory.appendingPathComponent("search.sqlite").path))
-        defer { database.close() }
-
+    /// The same expectations on the index of the dialect `TestDatabase` chooses: FTS5 with the
+    /// schema's tokenizer, or documents made by `pacenote_search_document` and queried through
+    /// `pacenote_search_query` (migrations/postgres 0002 and 0010), as `SearchStore` does.
+    func testExpressionsMatchAnAccentFoldingIndex() throws {
+        let temp = try TemporaryDatabase(migrated: true)
+        let database = temp.database
+        let titlesOfTheTest = ["Montée de Vence", "Rallye Monte-Carlo", "Portugal", "stephane_kubica", "alice.smith"]
         try database.write { c in
-            try c.execute("CREATE VIRTUAL TABLE titles USING fts5 (title, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')")
-            for title in ["Montée de Vence", "Rallye Monte-Carlo", "Portugal", "stephane_kubica"] {
-                try c.execute("INSERT INTO titles (title) VALUES (\(title))")
+            switch temp.dialect {
+            case .sqlite:
+                try c.execute("CREATE VIRTUAL TABLE titles USING fts5 (title, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')")
+                for title in titlesOfTheTest { try c.execute("INSERT INTO titles (title) VALUES (\(title))") }
+            case .postgres:
+                try c.execute("CREATE TABLE titles (title TEXT NOT NULL, document tsvector NOT NULL)")
+                for title in titlesOfTheTest {
+                    try c.execute("INSERT INTO titles (title, document) VALUES (\(title), pacenote_search_document(\(title), NULL))")
+                }
             }
         }
-        func titles(_ expression: String) throws -> [String] {
-            try database.read { c in
-                try c.fetchAll("SELECT title FROM titles WHERE titles MATCH \(expression) ORDER BY title").map { row in
+        func titles(_ query: SearchQuery, prefix: Bool) throws -> [String] {
+            let condition: SQL
+            switch temp.dialect {
+            case .sqlite: condition = "titles MATCH \(prefix ? query.prefixMatch : query.wholeWordMatch)"
+            case .postgres:
+                let last: SQL = prefix && query.lastWordIsPrefix ? "TRUE" : "FALSE"
+                condition = "document @@ pacenote_search_query(\(query.words.joined(separator: " ")), \(last))"
+            }
+            return try database.read { c in
+                try c.fetchAll("SELECT title FROM titles WHERE \(condition) ORDER BY title").map { row in
                     try row.decode("title", as: String.self)
                 }
             }
         }
         func search(_ text: String) throws -> [String] {
-            try titles(XCTUnwrap(SearchQuery(text), text).prefixMatch)
+            try titles(XCTUnwrap(SearchQuery(text), text), prefix: true)
         }
         func wholeWords(_ text: String) throws -> [String] {
-            try titles(XCTUnwrap(SearchQuery(text), text).wholeWordMatch)
+            try titles(XCTUnwrap(SearchQuery(text), text), prefix: false)
         }
 
         XCTAssertEqual(try search("montee"), ["Montée de Vence"])
@@ -117,6 +131,8 @@ final class SearchQueryTests: XCTestCase {
         XCTAssertEqual(try search("port"), ["Portugal"])
         XCTAssertEqual(try search("stephane_ku"), ["stephane_kubica"])
         XCTAssertEqual(try search("stephane_k"), [], "a one-letter last word is a whole word")
+        XCTAssertEqual(try search("smith"), ["alice.smith"], "words split at a dot, as a username may hold")
+        XCTAssertEqual(try wholeWords("alice"), ["alice.smith"])
         XCTAssertEqual(try search("po"), ["Portugal"], "two letters: a prefix, from the prefix index")
         XCTAssertEqual(try search("MON"), ["Montée de Vence", "Rallye Monte-Carlo"], "three letters, case and accents folded")
         XCTAssertEqual(try search("p"), [], "one letter: only the word \"p\"")

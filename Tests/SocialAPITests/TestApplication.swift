@@ -1,13 +1,18 @@
 import Foundation
 import HTTP
+import Storage
 import Telemetry
+import TestSupport
 @testable import Auth
 @testable import SocialAPI
 
 /// A migrated application in a temporary data directory, answered in-process through its
-/// frozen responder (Hummingbird's `.router` test depth: no sockets).
+/// frozen responder (Hummingbird's `.router` test depth: no sockets). Its database is SQLite in
+/// that directory, or a PostgreSQL schema of its own, as `TestDatabase` says.
 final class TestApplication: Sendable {
     let directory: String
+    /// The schema on PostgreSQL, dropped with the application.
+    let postgres: TemporaryPostgres?
     let application: Application
     let responder: Responder<Accounts.Identity>
     let logs = InMemoryLogHandler()
@@ -18,7 +23,12 @@ final class TestApplication: Sendable {
         configuration.dataDirectory = directory
         configuration.accounts.bcryptCost = 4
         configuration.publicRead = publicRead
-        application = try Application(configuration: configuration, logger: Logger(handler: logs, level: .debug))
+        let postgres = TestDatabase.isPostgres ? try TemporaryPostgres() : nil
+        self.postgres = postgres
+        application = try Application(configuration: configuration, logger: Logger(handler: logs, level: .debug)) { configuration, logger in
+            guard let postgres else { return try Application.openSQLite(configuration, logger: logger) }
+            return try PostgresDatabase(configuration: .init(url: postgres.url))
+        }
         responder = application.makeResponder()
     }
 

@@ -10,7 +10,7 @@ final class SQLiteDatabaseTests: XCTestCase {
     }
 
     func testValuesRoundTripExactly() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         try makeTable(temp.database)
         let hostile = "quote ' \" back \\ nul \u{0} emoji 🏁 " + String(repeating: "é", count: 10_000)
         try temp.database.write { c in
@@ -29,7 +29,7 @@ final class SQLiteDatabaseTests: XCTestCase {
     }
 
     func testConstraintViolationsKeepTheirKind() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         try makeTable(temp.database)
         try temp.database.write { c in try c.execute("INSERT INTO items (id, n) VALUES ('a', 1)") }
 
@@ -52,7 +52,7 @@ final class SQLiteDatabaseTests: XCTestCase {
     }
 
     func testForeignKeysAreEnforced() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         try temp.database.write { c in
             try c.executeScript("CREATE TABLE parent (id TEXT PRIMARY KEY); CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parent (id))")
         }
@@ -63,7 +63,7 @@ final class SQLiteDatabaseTests: XCTestCase {
 
     func testWriteRollsBackWhenTheClosureThrows() throws {
         struct Refused: Error {}
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         try makeTable(temp.database)
         XCTAssertThrowsError(try temp.database.write { c in
             try c.execute("INSERT INTO items (id, n) VALUES ('a', 1)")
@@ -76,13 +76,13 @@ final class SQLiteDatabaseTests: XCTestCase {
     }
 
     func testReadersRefuseToWrite() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         try makeTable(temp.database)
         XCTAssertThrowsError(try temp.database.read { c in try c.execute("INSERT INTO items (id, n) VALUES ('a', 1)") })
     }
 
     func testParallelWritesAndReadsStayExact() throws {
-        let temp = try TemporaryDatabase(readers: 2)
+        let temp = try TemporarySQLite(readers: 2)
         try temp.database.write { c in
             try c.executeScript("CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO counter VALUES (1, 0)")
         }
@@ -103,7 +103,7 @@ final class SQLiteDatabaseTests: XCTestCase {
     }
 
     func testCommittedWritesSurviveReopening() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         try makeTable(temp.database)
         try temp.database.write { c in try c.execute("INSERT INTO items (id, n) VALUES ('kept', 7)") }
         temp.database.close()
@@ -113,7 +113,7 @@ final class SQLiteDatabaseTests: XCTestCase {
     }
 
     func testOnlineBackupIsAConsistentCopy() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         try makeTable(temp.database)
         try temp.database.write { c in
             for i in 0..<500 { try c.execute("INSERT INTO items (id, n) VALUES (\("i\(i)"), \(i))") }
@@ -126,12 +126,12 @@ final class SQLiteDatabaseTests: XCTestCase {
     }
 
     func testPing() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         XCTAssertTrue(temp.database.ping())
     }
 
     func testTheBackgroundCheckpointerStartsTheWALOverUnderSustainedWrites() throws {
-        let temp = try TemporaryDatabase { configuration in
+        let temp = try TemporarySQLite { configuration in
             configuration.checkpointPages = 50
             configuration.writerCheckpointPages = 1_000_000   // the writer never checkpoints itself here
         }

@@ -34,7 +34,7 @@ final class SchemaTests: XCTestCase {
         .appendingPathComponent("migrations")
 
     func testTheSchemaAppliesToAnEmptyDatabase() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         let applied = try Migrator(migrations: Schema.sqlite).migrate(temp.database, now: 0)
         XCTAssertEqual(applied, Schema.sqlite.map(\.name))
         let check = try temp.database.read { c in try c.fetchAll("PRAGMA foreign_key_check") }
@@ -47,7 +47,7 @@ final class SchemaTests: XCTestCase {
     /// 0005 upgrades a data directory in place: rows indexed before it are found by the new
     /// indexes, by 2-letter prefixes (the new prefix index) too, and the triggers keep working.
     func testSearchPrefixIndexesUpgradeAnExistingDatabase() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TemporarySQLite()
         let before = Array(Schema.sqlite.prefix { $0.name != "0005_search_prefix_indexes" })
         XCTAssertEqual(before.count, 4)
         try Migrator(migrations: before).migrate(temp.database, now: 0)

@@ -32,7 +32,7 @@ final class Social: Sendable {
 
     /// Likes a video (idempotent); answers the video as it is now.
     func like<Item>(videoID: String, by identity: Accounts.Identity, answering answer: Selection<Item>) throws -> Item {
-        try database.write { connection in
+        try writeOnce { connection in
             let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
             if try activities.find(.like, from: identity.userID, video: video.id, on: connection) == nil {
                 try record(.like, from: identity.userID, to: video.ownerID, video: video.id, content: nil, on: connection)
@@ -94,7 +94,7 @@ final class Social: Sendable {
         let reason = try reason.map { value throws(SocialError) -> String in
             try Self.reasonRule.validated(value) { SocialError.validation(field: "reason", message: $0) }
         }
-        return try database.write { connection in
+        return try writeOnce { connection in
             let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
             guard video.ownerID != identity.userID else { throw SocialError.forbidden("You cannot flag your own video.") }
             guard try activities.find(.inappropriate, from: identity.userID, video: video.id, on: connection) == nil else {
@@ -109,7 +109,7 @@ final class Social: Sendable {
 
     /// Follows a user (idempotent); answers the followed user as they are now.
     func follow(_ idOrUsername: String, by identity: Accounts.Identity) throws -> Account {
-        try database.write { connection in
+        try writeOnce { connection in
             let target = try user(idOrUsername, on: connection)
             guard target.id != identity.userID else {
                 throw SocialError.validation(field: nil, message: "You cannot follow yourself.")
@@ -140,6 +140,21 @@ final class Social: Sendable {
     }
 
     // MARK: Writes through the hooks
+
+    /// A write that inserts at most one like, flag or follow per user and target, each a
+    /// check (`find`) then an insert. With SQLite's single writer nothing can come between the
+    /// two; on PostgreSQL two requests of one user run side by side, both find nothing, and
+    /// the second insert fails on the partial unique index (`activities_one_like`, `_flag`,
+    /// `_follow`, all on `from_user_id`). That failure aborts its transaction, so the write is
+    /// run once more, from the start: it finds the row the other request committed and answers
+    /// as a repeat does (200 for a like or a follow, 409 for a flag), never a 500.
+    private func writeOnce<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+        do {
+            return try database.write(body)
+        } catch let error as StorageError where error.isUniqueViolation(on: "from_user_id") {
+            return try database.write(body)
+        }
+    }
 
     @discardableResult
     private func record(_ kind: ActivityKind, from: String, to: String, video: String?, content: String?, on connection: any DatabaseConnection) throws -> Activity {

@@ -52,8 +52,9 @@ struct Timelines: Sendable {
     /// A new video: the owner's own home, then the owner's followers.
     func videoCreated(videoID: String, now: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("""
-            INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+            INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
             SELECT u.seq, v.created_at, v.seq, u.seq FROM videos v JOIN users u ON u.id = v.owner_id WHERE v.id = \(videoID)
+            ON CONFLICT DO NOTHING
             """)
         try fanOutVideo(videoID: videoID, afterFollow: 0, limit: configuration.syncLimit, now: now, on: connection)
     }
@@ -63,12 +64,13 @@ struct Timelines: Sendable {
     func fanOutVideo(videoID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
         try fanOut(author: "(SELECT owner_id FROM videos WHERE id = \(videoID))", afterFollow: afterFollow, limit: limit, on: connection) { last in
             try connection.execute("""
-                INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+                INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
                 SELECT r.seq, v.created_at, v.seq, o.seq
                 FROM videos v JOIN users o ON o.id = v.owner_id
                 JOIN activities f ON f.to_user_id = v.owner_id AND f.type = 4
                 JOIN users r ON r.id = f.from_user_id
                 WHERE v.id = \(videoID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
+                ON CONFLICT DO NOTHING
                 """)
         } rest: { last in
             try enqueue(JobKind.home, ["video": .string(videoID), "after": .int(last)], now: now, on: connection)
@@ -84,12 +86,13 @@ struct Timelines: Sendable {
     func fanOutActivity(activityID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
         try fanOut(author: "(SELECT from_user_id FROM activities WHERE id = \(activityID))", afterFollow: afterFollow, limit: limit, on: connection) { last in
             try connection.execute("""
-                INSERT OR IGNORE INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
+                INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
                 SELECT r.seq, a.created_at, a.seq, actor.seq
                 FROM activities a JOIN users actor ON actor.id = a.from_user_id
                 JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = 4
                 JOIN users r ON r.id = f.from_user_id
                 WHERE a.id = \(activityID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
+                ON CONFLICT DO NOTHING
                 """)
         } rest: { last in
             try enqueue(JobKind.following, ["activity": .string(activityID), "after": .int(last)], now: now, on: connection)
@@ -110,7 +113,7 @@ struct Timelines: Sendable {
                 SELECT MAX(seq) FROM (
                     SELECT f.seq FROM activities f
                     WHERE f.to_user_id = \(author) AND f.type = 4 AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
-                )
+                ) AS follows
                 """, as: Int64?.self) ?? nil
             guard let last else { return }
             try insert(last)
@@ -125,12 +128,13 @@ struct Timelines: Sendable {
     func followed(followerID: String, targetID: String, now: Int64, on connection: any DatabaseConnection) throws {
         try backfillHome(followerID: followerID, targetID: targetID, before: nil, limit: configuration.syncLimit, now: now, on: connection)
         try connection.execute("""
-            INSERT OR IGNORE INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
+            INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
             SELECT r.seq, a.created_at, a.seq, t.seq
             FROM users r, users t
             JOIN activities a ON a.from_user_id = t.id AND a.type IN (1, 2, 4)
             WHERE r.id = \(followerID) AND t.id = \(targetID)
             ORDER BY a.created_at DESC LIMIT \(configuration.followingDepth)
+            ON CONFLICT DO NOTHING
             """)
     }
 
@@ -145,9 +149,10 @@ struct Timelines: Sendable {
             """).map { (try $0.decode("created_at", as: Int64.self), try $0.decode("seq", as: Int64.self)) }
         guard let oldest = videos.prefix(limit).last else { return }
         try connection.execute("""
-            INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+            INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
             SELECT r.seq, v.created_at, v.seq, t.seq FROM users r, users t JOIN videos v ON v.owner_id = t.id
             WHERE r.id = \(followerID) AND t.id = \(targetID) AND (v.created_at, v.seq) >= (\(oldest.0), \(oldest.1)) \(position)
+            ON CONFLICT DO NOTHING
             """)
         if videos.count > limit {
             try enqueue(JobKind.backfill, [
@@ -182,7 +187,8 @@ struct Timelines: Sendable {
         try fanOut(author: "\(actorID)", afterFollow: afterFollow, limit: limit, on: connection) { last in
             try connection.execute("""
                 DELETE FROM following_timeline WHERE (user_seq, created_at, activity_seq) IN (
-                    SELECT r.seq, \(createdAt), \(activitySeq) FROM activities f JOIN users r ON r.id = f.from_user_id
+                    SELECT r.seq, CAST(\(createdAt) AS BIGINT), CAST(\(activitySeq) AS BIGINT)
+                    FROM activities f JOIN users r ON r.id = f.from_user_id
                     WHERE f.to_user_id = \(actorID) AND f.type = 4 AND f.seq > \(afterFollow) AND f.seq <= \(last))
                 """)
         } rest: { last in

@@ -41,7 +41,7 @@ struct NotificationStore {
                 now: Int64, on connection: any DatabaseConnection) throws -> Int64 {
         try connection.fetchValue("""
             INSERT INTO notifications (id, user_id, kind, actor_id, activity_id, video_id, about_me, created_at)
-            VALUES (\(try SecureRandom.alphanumericID()), \(recipientID), \(kind.rawValue), \(actorID), \(activityID), \(videoID), 1, \(now))
+            VALUES (\(try SecureRandom.alphanumericID()), \(recipientID), \(kind.rawValue), \(actorID), \(activityID), \(videoID), TRUE, \(now))
             RETURNING seq
             """, as: Int64.self).orThrow(column: "seq", expected: "the notification just written")
     }
@@ -52,7 +52,7 @@ struct NotificationStore {
                 now: Int64, on connection: any DatabaseConnection) throws -> ClosedRange<Int64>? {
         guard !recipients.isEmpty else { return nil }
         let rows = try recipients.map { recipient -> SQL in
-            "(\(try SecureRandom.alphanumericID()), \(recipient), \(kind.rawValue), \(actorID), \(activityID), \(videoID), 0, \(now))"
+            "(\(try SecureRandom.alphanumericID()), \(recipient), \(kind.rawValue), \(actorID), \(activityID), \(videoID), FALSE, \(now))"
         }
         let seqs = try connection.fetchAll("""
             INSERT INTO notifications (id, user_id, kind, actor_id, activity_id, video_id, about_me, created_at)
@@ -67,7 +67,7 @@ struct NotificationStore {
     func newVideoRecipients(videoID: String, after: Int64, limit: Int, on connection: any DatabaseConnection) throws -> (ids: [String], last: Int64?) {
         let rows = try connection.fetchAll("""
             SELECT u.seq, u.id FROM users u
-            WHERE u.seq > \(after) AND u.notify_new_videos = 1 AND u.banned_at IS NULL
+            WHERE u.seq > \(after) AND u.notify_new_videos = TRUE AND u.banned_at IS NULL
               AND u.id <> (SELECT owner_id FROM videos WHERE id = \(videoID))
             ORDER BY u.seq LIMIT \(limit)
             """)

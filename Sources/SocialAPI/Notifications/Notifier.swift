@@ -106,7 +106,7 @@ struct Notifier: Sendable {
 
     /// One batch of a new video's broadcast; the next batch is another job.
     private func broadcastNewVideo(videoID: String, after: Int64, on connection: any DatabaseConnection) throws {
-        guard let ownerID = try connection.fetchValue("SELECT owner_id FROM videos WHERE id = \(videoID) AND hidden = 0", as: String.self) else {
+        guard let ownerID = try connection.fetchValue("SELECT owner_id FROM videos WHERE id = \(videoID) AND hidden = FALSE", as: String.self) else {
             return  // deleted or hidden since: nobody hears of it
         }
         let now = clock.nowMillis()
@@ -144,7 +144,8 @@ struct Notifier: Sendable {
             let platforms = SQL.joined(configuration.platforms.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue)" }, separator: ", ")
             try connection.execute("""
                 INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
-                SELECT \(JobKind.device), json_object('n', n.id, 'i', i.id), 'pending', 0, \(now), 'push:' || n.id || ':' || i.id, \(now), \(OutboxLane.push.rawValue)
+                SELECT \(JobKind.device), \(SQL.jsonObject(["n": "n.id", "i": "i.id"], for: connection.dialect)), 'pending', 0, \(now),
+                       'push:' || n.id || ':' || i.id, \(now), \(OutboxLane.push.rawValue)
                 FROM notifications n JOIN installations i ON i.user_id = n.user_id
                 WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound) AND i.platform IN (\(platforms))
                 ON CONFLICT (idempotency_key) DO NOTHING
@@ -153,7 +154,8 @@ struct Notifier: Sendable {
         if configuration.webhook {
             try connection.execute("""
                 INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
-                SELECT \(JobKind.webhook), json_object('n', n.id), 'pending', 0, \(now), 'webhook:' || n.id, \(now), \(OutboxLane.push.rawValue)
+                SELECT \(JobKind.webhook), \(SQL.jsonObject(["n": "n.id"], for: connection.dialect)), 'pending', 0, \(now),
+                       'webhook:' || n.id, \(now), \(OutboxLane.push.rawValue)
                 FROM notifications n WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound)
                 ON CONFLICT (idempotency_key) DO NOTHING
                 """)

@@ -189,7 +189,7 @@ struct PushDispatcher: Sendable {
             JOIN users r ON r.id = n.user_id
             \(device)
             LEFT JOIN activities a ON a.id = n.activity_id
-            LEFT JOIN users target ON target.id = a.to_user_id AND n.about_me = 0
+            LEFT JOIN users target ON target.id = a.to_user_id AND n.about_me = FALSE
             LEFT JOIN videos v ON v.id = n.video_id
             WHERE n.id = \(notificationID)
             """

@@ -110,7 +110,7 @@ extension Presenter {
     /// looked up for the caller themselves, who is the other user of every row of news).
     private static func userColumns(_ alias: String, _ callerID: String?) -> SQL {
         let following: SQL = callerID.map { """
-            , CASE WHEN \(unsafe: alias).id = \($0) THEN 0 ELSE EXISTS (SELECT 1 FROM activities follows \
+            , CASE WHEN \(unsafe: alias).id = \($0) THEN FALSE ELSE EXISTS (SELECT 1 FROM activities follows \
             WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \($0) AND follows.to_user_id = \(unsafe: alias).id) END
             """ } ?? ""
         return """

@@ -4,6 +4,9 @@
 /// Nothing a user types reaches FTS5 as syntax: every word is a double-quoted string, which FTS5 hands to the
 /// tokenizer and never reads as an operator, so `NOT`, `OR`, `NEAR`, `title:` or `^` are plain words or separators.
 /// The expressions are meant to be bound as parameters (`… MATCH \(query.prefixMatch)`), never spliced into SQL.
+/// On PostgreSQL the `words` are bound instead, joined by spaces (no word holds one), and `pacenote_search_query`
+/// (migrations/postgres/0010) folds each like the documents and builds the `tsquery` from them, so nothing typed is
+/// read as `tsquery` syntax either.
 struct SearchQuery: Sendable, Equatable {
     /// More words are ignored.
     static let maxWords = 16

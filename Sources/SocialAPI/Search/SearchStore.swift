@@ -22,6 +22,13 @@ import VideoRegistry
 /// lists rows of the window minus the higher tiers (FTS5 `NOT`), and those rows are a subset
 /// of the window's, so even a page that walks through an empty tier reads at most
 /// `budget` entries per tier. Matches older than the window are not listed.
+///
+/// PostgreSQL lists the same tiers in the same order from its `tsvector` tables
+/// (`users_search`, `videos_search` by `seq`; migrations/postgres 0002 and 0010): the words
+/// are bound as one value and turned into a `tsquery` by `pacenote_search_query`, which folds
+/// them as the documents were folded, and "in the title" is the title's own vector. There the
+/// cost is not as tightly bounded: a GIN index answers a match with every matching row at
+/// once (a bitmap), so a very common word costs in proportion to its matches.
 struct SearchStore {
     /// A row's keyset position and the window it was found in.
     struct Position: Equatable {
@@ -50,13 +57,14 @@ struct SearchStore {
                     """)
             default:
                 if tier == 0 && !query.lastWordIsPrefix { continue }
-                let match = tier == 1 ? query.wholeWordMatch : "(\(query.prefixMatch)) NOT (\(query.wholeWordMatch))"
+                let terms: Terms = tier == 1 ? .whole : .prefixNotWhole
+                let key = Self.key("users_search", connection.dialect)
                 rows = try connection.fetchAll("""
                     SELECT \(Account.columns), users.seq
-                    FROM users_search JOIN users ON users.seq = users_search.rowid
-                    WHERE users_search MATCH \(match) AND users_search.rowid >= \(windowStart) AND users_search.rowid < \(bound)
+                    FROM users_search JOIN users ON users.seq = \(key)
+                    WHERE \(Self.condition("users_search", terms, query, connection.dialect)) AND \(key) >= \(windowStart) AND \(key) < \(bound)
                       AND users.username_key <> \(exact)
-                    ORDER BY users_search.rowid DESC LIMIT \(limit - out.count)
+                    ORDER BY \(key) DESC LIMIT \(limit - out.count)
                     """)
             }
             for row in rows {
@@ -69,23 +77,23 @@ struct SearchStore {
     /// Videos the viewer may see, matching every word in the title or description.
     func videos(_ query: SearchQuery, viewer: Viewer, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [(Video, Position)] {
         let windowStart = try after?.windowStart ?? windowStart("videos_search", query, on: connection)
-        let titleMatch = query.wholeWordMatch(inColumn: "title")
         var out: [(Video, Position)] = []
         for tier in Self.tiers(after: after) where out.count < limit {
-            let match: String
+            let terms: Terms
             switch tier {
-            case 2: match = titleMatch
-            case 1: match = "(\(query.wholeWordMatch)) NOT (\(titleMatch))"
+            case 2: terms = .wholeInTitle
+            case 1: terms = .wholeNotInTitle
             default:
                 guard query.lastWordIsPrefix else { continue }
-                match = "(\(query.prefixMatch)) NOT (\(query.wholeWordMatch))"
+                terms = .prefixNotWhole
             }
+            let key = Self.key("videos_search", connection.dialect)
             let rows = try connection.fetchAll("""
                 SELECT \(Video.columns), v.seq
-                FROM videos_search JOIN videos v ON v.seq = videos_search.rowid
-                WHERE videos_search MATCH \(match) AND videos_search.rowid >= \(windowStart)
-                  AND videos_search.rowid < \(Self.bound(tier, after)) AND \(viewer.visibilityFilter())
-                ORDER BY videos_search.rowid DESC LIMIT \(limit - out.count)
+                FROM videos_search JOIN videos v ON v.seq = \(key)
+                WHERE \(Self.condition("videos_search", terms, query, connection.dialect)) AND \(key) >= \(windowStart)
+                  AND \(key) < \(Self.bound(tier, after)) AND \(viewer.visibilityFilter())
+                ORDER BY \(key) DESC LIMIT \(limit - out.count)
                 """)
             for row in rows {
                 out.append((try Video(row: row), Position(tier: tier, seq: try row.decode("seq"), windowStart: windowStart)))
@@ -97,10 +105,58 @@ struct SearchStore {
     /// The rowid of the `budget`-th newest match, or 0 when there are fewer matches. FTS5 walks
     /// the rowids in order without reading rows, so this costs at most `budget` index entries.
     private func windowStart(_ table: String, _ query: SearchQuery, on connection: any DatabaseConnection) throws -> Int64 {
-        try connection.fetchValue("""
-            SELECT rowid FROM \(unsafe: table) WHERE \(unsafe: table) MATCH \(query.prefixMatch)
-            ORDER BY rowid DESC LIMIT 1 OFFSET \(budget - 1)
+        let key = Self.key(table, connection.dialect)
+        return try connection.fetchValue("""
+            SELECT \(key) FROM \(unsafe: table) WHERE \(Self.condition(table, .all, query, connection.dialect))
+            ORDER BY \(key) DESC LIMIT 1 OFFSET \(budget - 1)
             """, as: Int64.self) ?? 0
+    }
+
+    /// The rows a tier lists: every match (the last word a prefix when long enough), or those
+    /// with every word whole, or only as a prefix; for videos, whole words in the title or not.
+    enum Terms {
+        case all, whole, prefixNotWhole, wholeInTitle, wholeNotInTitle
+    }
+
+    /// A search table's key, the `seq` of its user or video: FTS5's rowid, or the column of
+    /// the PostgreSQL table.
+    private static func key(_ table: String, _ dialect: SQLDialect) -> SQL {
+        switch dialect {
+        case .sqlite: return "\(unsafe: table).rowid"
+        case .postgres: return "\(unsafe: table).seq"
+        }
+    }
+
+    /// The full-text condition on `table` for `terms`; `wholeInTitle` and `wholeNotInTitle`
+    /// read the title of the video joined as `v` on PostgreSQL.
+    private static func condition(_ table: String, _ terms: Terms, _ query: SearchQuery, _ dialect: SQLDialect) -> SQL {
+        switch dialect {
+        case .sqlite:
+            let match: String
+            switch terms {
+            case .all: match = query.prefixMatch
+            case .whole: match = query.wholeWordMatch
+            case .prefixNotWhole: match = "(\(query.prefixMatch)) NOT (\(query.wholeWordMatch))"
+            case .wholeInTitle: match = query.wholeWordMatch(inColumn: "title")
+            case .wholeNotInTitle: match = "(\(query.wholeWordMatch)) NOT (\(query.wholeWordMatch(inColumn: "title")))"
+            }
+            return "\(unsafe: table) MATCH \(match)"
+        case .postgres:
+            // Scalar subqueries, so each tsquery is built once per statement (an InitPlan the
+            // GIN index scan takes as its key), not once per row.
+            let words = query.words.joined(separator: " ")
+            let whole: SQL = "(SELECT pacenote_search_query(\(words), FALSE))"
+            let prefix: SQL = "(SELECT pacenote_search_query(\(words), \(unsafe: query.lastWordIsPrefix ? "TRUE" : "FALSE")))"
+            let document: SQL = "\(unsafe: table).document"
+            let title: SQL = "to_tsvector('simple', pacenote_search_text(v.title))"
+            switch terms {
+            case .all: return "\(document) @@ \(prefix)"
+            case .whole: return "\(document) @@ \(whole)"
+            case .prefixNotWhole: return "\(document) @@ \(prefix) AND NOT (\(document) @@ \(whole))"
+            case .wholeInTitle: return "\(document) @@ \(whole) AND \(title) @@ \(whole)"
+            case .wholeNotInTitle: return "\(document) @@ \(whole) AND NOT (\(title) @@ \(whole))"
+            }
+        }
     }
 
     /// The tiers still to list after `position`, best first.

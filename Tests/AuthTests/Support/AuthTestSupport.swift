@@ -31,7 +31,7 @@ final class AuthFixture: Sendable {
     let accounts: Accounts
     let configuration: Accounts.Configuration
 
-    var database: SQLiteDatabase { temporary.database }
+    var database: any Database { temporary.database }
 
     init(_ configure: (inout Accounts.Configuration) -> Void = { _ in }) throws {
         temporary = try TemporaryDatabase(migrated: true)

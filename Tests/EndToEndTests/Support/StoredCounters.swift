@@ -1,12 +1,13 @@
 import Foundation
+import Storage
 import XCTest
 
-/// Stored counters against the rows they count, read straight from the server's SQLite file.
+/// Stored counters against the rows they count, read straight from the server's database.
 /// Activity types: 1 like, 2 comment, 3 inappropriate (flag), 4 follow. A banned user's likes,
 /// comments and videos count nowhere while the ban lasts (ARCHITECTURE.md, "Bans").
 enum StoredCounters {
     /// Every counter that disagrees with a COUNT(*) of its rows, one line each (empty when all agree).
-    static let driftQueries: [(label: String, sql: String)] = [
+    static let driftQueries: [(label: String, sql: SQL)] = [
         ("videos.likes_count", "SELECT v.id || ' stored ' || v.likes_count || ' counted ' || (SELECT COUNT(*) FROM activities a WHERE a.type = 1 AND a.video_id = v.id AND a.from_user_id NOT IN (SELECT id FROM users WHERE banned_at IS NOT NULL)) FROM videos v WHERE v.likes_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 1 AND a.video_id = v.id AND a.from_user_id NOT IN (SELECT id FROM users WHERE banned_at IS NOT NULL))"),
         ("videos.comments_count", "SELECT v.id || ' stored ' || v.comments_count || ' counted ' || (SELECT COUNT(*) FROM activities a WHERE a.type = 2 AND a.video_id = v.id AND a.from_user_id NOT IN (SELECT id FROM users WHERE banned_at IS NOT NULL)) FROM videos v WHERE v.comments_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 2 AND a.video_id = v.id AND a.from_user_id NOT IN (SELECT id FROM users WHERE banned_at IS NOT NULL))"),
         ("videos.flags_count", "SELECT v.id || ' stored ' || v.flags_count || ' counted ' || (SELECT COUNT(*) FROM activities a WHERE a.type = 3 AND a.video_id = v.id) FROM videos v WHERE v.flags_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 3 AND a.video_id = v.id)"),
@@ -27,17 +28,17 @@ enum StoredCounters {
                 }
             }
         } catch {
-            XCTFail("reading \(server.databasePath): \(error)", file: file, line: line)
+            XCTFail("reading the server's database: \(error)", file: file, line: line)
         }
     }
 
-    /// `SELECT column FROM table WHERE id = ?`.
+    /// `SELECT column FROM table WHERE id = ?` (names from the test itself, never from input).
     static func stored(_ server: TestServer, _ table: String, _ column: String, id: String) throws -> Int {
-        try server.withDatabase { try $0.int("SELECT \(column) FROM \(table) WHERE id = ?", [id]) }
+        try server.withDatabase { try $0.int("SELECT \(unsafe: column) FROM \(unsafe: table) WHERE id = \(id)") }
     }
 
     /// `SELECT COUNT(*) FROM activities WHERE type = ? AND video_id = ?`.
     static func activities(_ server: TestServer, type: Int, videoId: String) throws -> Int {
-        try server.withDatabase { try $0.int("SELECT COUNT(*) FROM activities WHERE type = ? AND video_id = ?", [type, videoId]) }
+        try server.withDatabase { try $0.int("SELECT COUNT(*) FROM activities WHERE type = \(type) AND video_id = \(videoId)") }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -133,7 +134,9 @@ final class OutputRecorder: @unchecked Sendable {  // @unchecked: every field is
     }
 }
 
-/// One `pacenote serve` process on a free loopback port, with a fresh data directory of its own.
+/// One `pacenote serve` process on a free loopback port, with a fresh data directory of its own
+/// and a fresh database: SQLite in that directory, or, when `TestDatabase` says PostgreSQL, a
+/// schema of its own in the test cluster, passed as `--database` to `serve` and every command.
 ///
 /// Use from one test thread at a time. `deinit` kills a process still running and removes the
 /// data directory, so a failing test never leaves a server or files behind.
@@ -164,6 +167,8 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     /// off for tests that pass them another way (the environment).
     let defaultFlags: Bool
     let output = OutputRecorder()
+    /// The server's PostgreSQL schema (nil on SQLite), dropped when the server is released.
+    let postgres: TemporaryPostgres?
     /// The port the server reported in its "listening" line; 0 before `start()`.
     private(set) var port: Int = 0
     private var process: Process?
@@ -179,7 +184,17 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
             .appendingPathComponent("pacenote-e2e-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         self.dataDir = dir
+        postgres = TestDatabase.isPostgres ? try TemporaryPostgres() : nil
     }
+
+    /// The `--database` URL of this server's PostgreSQL schema; nil on SQLite.
+    var databaseURL: String? { postgres?.url }
+
+    /// `<dataDir>/pacenote.sqlite`, the SQLite database of `serve --data-dir` (on SQLite).
+    var sqlitePath: String { dataDir.appendingPathComponent("pacenote.sqlite").path }
+
+    /// `--database URL` on PostgreSQL, nothing on SQLite (the data directory's file).
+    var databaseArguments: [String] { databaseURL.map { ["--database", $0] } ?? [] }
 
     deinit {
         if let process, process.isRunning {
@@ -190,7 +205,8 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     }
 
     var serveArguments: [String] {
-        ["serve"] + (defaultFlags ? ["--listen", "127.0.0.1:0", "--data-dir", dataDir.path, "--bcrypt-cost", "4"] + Self.limitsOff : []) + extraArguments
+        ["serve"] + (defaultFlags ? ["--listen", "127.0.0.1:0", "--data-dir", dataDir.path, "--bcrypt-cost", "4"] + databaseArguments + Self.limitsOff : [])
+            + extraArguments
     }
 
     /// Every rate limit off: the tests sign up, log in and write far more from one loopback
@@ -294,9 +310,10 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
         return TestServer.status(of: process)
     }
 
-    /// Runs `pacenote ARGS --data-dir DIR` to completion (killed after `timeout` seconds).
+    /// Runs `pacenote ARGS --data-dir DIR` (and `--database URL` on PostgreSQL) to completion
+    /// (killed after `timeout` seconds).
     func runCLI(_ args: [String], timeout: Double = 60) -> (status: Int32, stdout: String, stderr: String) {
-        TestServer.run(binary: binary, arguments: args + ["--data-dir", dataDir.path], timeout: timeout)
+        TestServer.run(binary: binary, arguments: args + ["--data-dir", dataDir.path] + databaseArguments, timeout: timeout)
     }
 
     /// Runs a program to completion and collects what it printed.

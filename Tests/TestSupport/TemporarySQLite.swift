@@ -1,10 +1,10 @@
 import Foundation
 import Storage
 
-/// A fresh SQLite database in its own temporary folder, removed when released: the one copy
-/// every test target uses (Storage, Auth, CloudHooks), so a change to how a database is opened
-/// reaches all their tests at once.
-public final class TemporaryDatabase: Sendable {
+/// A fresh SQLite database in its own temporary folder, removed when released: for the tests
+/// of the SQLite driver and of what only SQLite has (files, PRAGMAs, FTS5). Tests of the
+/// domain take a `TemporaryDatabase`, which is this or PostgreSQL as `TestDatabase` says.
+public final class TemporarySQLite: Sendable {
     public let directory: URL
     /// The database file.
     public let path: String
