@@ -7,7 +7,7 @@ import Synchronization
 /// change that can end sessions or change a role (logout everywhere, password change,
 /// account deletion, role change, ban) empties the cache, including lookups still on their
 /// way to it. Changes written by another process (another server on the same PostgreSQL, the
-/// `pacenote user role` command) apply within `ttlMillis`, 1 s by default.
+/// `pacenote user role` command) apply within `ttlMillis`, half a second by default.
 final class SessionCache: Sendable {
     private struct Entry {
         let identity: Accounts.Identity

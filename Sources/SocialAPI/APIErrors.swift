@@ -31,6 +31,10 @@ enum APIErrors {
             // The database server went away (a restart, a failover): the request can be retried
             // as is once a new connection is up, which the pool makes on next use.
             return APIError(status: 503, code: "unavailable", message: "The database is unreachable; try again.", headers: [("Retry-After", "1")])
+        case let error as StorageError where error.endsTransaction:
+            // Conflicts with concurrent writes (PostgreSQL) that outlasted the driver's retries:
+            // nothing was written, and the same request may be sent again.
+            return APIError(status: 503, code: "unavailable", message: "The server is busy; try again.", headers: [("Retry-After", "1")])
         default:
             return nil
         }

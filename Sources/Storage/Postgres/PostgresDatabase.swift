@@ -28,8 +28,13 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
         /// How long a read or write waits for a free session before it answers `.busy`.
         public var acquireTimeoutMillis: Int = 5_000
         /// Runs of a write's closure before a serialization failure or deadlock is given up
-        /// and thrown.
-        public var writeAttempts: Int = 10
+        /// and thrown (`StorageError.endsTransaction`; the API answers 503).
+        public var writeAttempts: Int = 100
+        /// How long a write keeps running its closure again after conflicts, as SQLite's busy
+        /// timeout bounds a wait for its writer. Ten runs had been the limit: with two servers'
+        /// writers (16) liking one video at once, a request could lose ten rounds in a row on
+        /// the video's counter row and answer 500.
+        public var conflictRetryMillis: Int = 5_000
 
         public init(url: String) { self.url = url }
     }
@@ -81,6 +86,7 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
         case .serializable: "BEGIN ISOLATION LEVEL SERIALIZABLE"
         case .readCommitted: "BEGIN ISOLATION LEVEL READ COMMITTED"
         }
+        let deadline = ContinuousClock.now + .milliseconds(configuration.conflictRetryMillis)
         var attempt = 0
         while true {
             attempt += 1
@@ -89,7 +95,8 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
                 return try writerPool.withConnection(waitingAtMost: acquireTimeout) { connection in
                     try transaction(on: connection, begin: begin, commitSent: &commitSent, body)
                 }
-            } catch let error as StorageError where attempt < configuration.writeAttempts && isRetryable(error, commitSent: commitSent) {
+            } catch let error as StorageError
+                where attempt < configuration.writeAttempts && ContinuousClock.now < deadline && isRetryable(error, commitSent: commitSent) {
                 retries.increment()
                 backOff(attempt: attempt)
             }
