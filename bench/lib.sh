@@ -67,7 +67,7 @@ database_url() {
 # (search needs it), or a copy of TEMPLATE (which nobody may be connected to).
 create_database() {
     local url=$1 name=$2 template=${3:-}
-    psql "$url" -XqAt -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $name" \
+    psql "$url" -XqAt -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $name" \
         -c "CREATE DATABASE $name${template:+ TEMPLATE $template}" >/dev/null || die "cannot create the database $name"
     [ -n "$template" ] || psql "$(database_url "$url" "$name")" -XqAt -v ON_ERROR_STOP=1 \
         -c "CREATE EXTENSION IF NOT EXISTS unaccent" >/dev/null || die "cannot install unaccent in $name"

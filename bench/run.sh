@@ -259,7 +259,7 @@ for scale in "${scales[@]}"; do
                     import_report "$work/import-$scale-postgres-import.log" "$(database_url "$BENCH_POSTGRES_URL" "$base")" \
                         "$results/$scale-postgres-import.json"
                 fi
-                cp "$results/$scale-postgres-import.json" "$results/$key-import.json"
+                [ "$key" = "$scale-postgres" ] || cp "$results/$scale-postgres-import.json" "$results/$key-import.json"
                 name=bench_${scale}_${setup//-/_}
                 create_database "$BENCH_POSTGRES_URL" "$name" "$base"
                 db=$(database_url "$BENCH_POSTGRES_URL" "$name")
