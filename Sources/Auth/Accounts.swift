@@ -174,6 +174,13 @@ public final class Accounts: Sendable {
     /// even with the right password.
     public func logIn(login: String, password: String) throws -> SignedIn {
         let nameKey = Validation.key(login)
+        // No username or email holds a NUL, so such a name is nobody's, and PostgreSQL could not
+        // even store it as a lockout key: answered as an unknown name is, with the same dummy
+        // bcrypt, on either database.
+        guard !nameKey.utf8.contains(0) else {
+            hasher.burnTime(password)
+            throw AuthError.invalidCredentials
+        }
         let now = clock.nowMillis()
         let (remaining, credentials, keys) = try database.read { connection in
             let credentials = try store.credentials(login: login, on: connection)

@@ -27,14 +27,14 @@ enum APIErrors {
             return map(error)
         case StorageError.busy:
             return APIError(status: 503, code: "unavailable", message: "The server is busy; try again.", headers: [("Retry-After", "1")])
+        case StorageError.unstorableText:
+            // Only a client's text can hold a NUL (PostgreSQL cannot store it; such text names
+            // nothing stored either), so it is bad input, not the server's failure.
+            return .badRequest("Text in the request holds a NUL character.")
         case StorageError.connectionLost:
             // The database server went away (a restart, a failover): the request can be retried
             // as is once a new connection is up, which the pool makes on next use.
             return APIError(status: 503, code: "unavailable", message: "The database is unreachable; try again.", headers: [("Retry-After", "1")])
-        case let error as StorageError where error.endsTransaction:
-            // Conflicts with concurrent writes (PostgreSQL) that outlasted the driver's retries:
-            // nothing was written, and the same request may be sent again.
-            return APIError(status: 503, code: "unavailable", message: "The server is busy; try again.", headers: [("Retry-After", "1")])
         default:
             return nil
         }

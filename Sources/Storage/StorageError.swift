@@ -18,6 +18,10 @@ public enum StorageError: Error, Sendable, SafelyDescribedError {
     case connectionLost(String)
     /// A stored value did not have the expected type (a schema bug).
     case decoding(column: String, expected: String)
+    /// A bound text the database cannot hold: PostgreSQL's text has no NUL character (SQLite's
+    /// does). Only input carries one, since the program writes none, so it is the client's
+    /// fault; no stored value can equal it either.
+    case unstorableText
     /// Anything else the driver reported, kept whole.
     case driver(any DriverError)
 
@@ -30,19 +34,18 @@ public enum StorageError: Error, Sendable, SafelyDescribedError {
         case .busy: return "database busy"
         case .connectionLost(let why): return "database connection lost: \(why)"
         case .decoding(let column, let expected): return "column \(column) is not \(expected)"
+        case .unstorableText: return "a text value holds a NUL character, which the database cannot store"
         case .driver(let error): return error.description
         }
     }
 
-    /// A failure of the transaction as a whole rather than of one statement: a conflict with a
-    /// concurrent transaction (PostgreSQL 40001, 40P01) or a lost session. Rolling back to a
-    /// savepoint cannot contain it; the whole transaction must run again, which `write` does.
-    public var endsTransaction: Bool {
-        switch self {
-        case .connectionLost: true
-        case .driver(let driver as PostgresError): driver.isRetryableConflict
-        default: false
-        }
+    /// True for a conflict with a concurrent transaction (PostgreSQL's serialization failure or
+    /// deadlock), which only running the whole transaction again resolves: `write` does, so
+    /// code that catches errors inside a transaction (a savepoint) must let this one through.
+    /// Never true on SQLite, whose single writer has no such conflicts.
+    public var isTransactionConflict: Bool {
+        if case .driver(let driver as PostgresError) = self { return driver.isRetryableConflict }
+        return false
     }
 
     /// True for a UNIQUE violation whose constraint mentions `column`.

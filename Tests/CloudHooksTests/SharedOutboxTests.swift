@@ -208,9 +208,9 @@ final class SharedOutboxTests: XCTestCase {
         XCTAssertEqual(try worker.runDueJobs(), 1, "due again at once, not after a lease")
     }
 
-    /// A failure of the whole transaction (here the session, on every try) is not the job's:
-    /// nothing of the work is kept, no attempt is counted, and the batch is due again at once
-    /// instead of staying leased.
+    /// A failure of the whole transaction (here a conflict with concurrent writers, on every
+    /// try) is not the job's: nothing of the work is kept, no attempt is counted, and the batch
+    /// is due again at once instead of staying leased.
     func testABatchWhoseTransactionFailsIsGivenBack() throws {
         let clock = TestClock()
         try enqueue(3, lane: .feed, now: clock.nowMillis())
@@ -223,7 +223,7 @@ final class SharedOutboxTests: XCTestCase {
             "effect": { job, connection in
                 try connection.execute("INSERT INTO effects (job, node) VALUES (\(job.seq), 'a')")
                 tries.withLock { $0 += 1 }
-                throw StorageError.connectionLost("test")
+                throw StorageError.driver(PostgresError(sqlstate: "40001", message: "could not serialize access", function: "test"))
             },
         ], clock: clock)
         XCTAssertThrowsError(try worker.runDueJobs())

@@ -69,19 +69,3 @@ final class ErrorMappingTests: XCTestCase {
         XCTAssertEqual(mapped.headers.first { $0.0 == "Retry-After" }?.1, "1")
     }
 }
-
-/// Writes that kept conflicting with concurrent ones (PostgreSQL's 40001 and 40P01) past the
-/// driver's retries wrote nothing: 503 with Retry-After, never a 500.
-final class ConflictMappingTests: XCTestCase {
-    func testAConflictThatOutlastedTheRetriesIs503() throws {
-        for sqlstate in ["40001", "40P01"] {
-            let conflict = StorageError.driver(PostgresError(sqlstate: sqlstate, message: "could not serialize access", function: "PQexecPrepared"))
-            let mapped = try XCTUnwrap(APIErrors.map(conflict), sqlstate)
-            XCTAssertEqual(mapped.status, 503)
-            XCTAssertEqual(mapped.code, "unavailable")
-            XCTAssertEqual(mapped.headers.first { $0.0 == "Retry-After" }?.1, "1")
-        }
-        XCTAssertNil(APIErrors.map(StorageError.driver(PostgresError(sqlstate: "42P01", message: "no such table", function: "PQexec"))),
-                     "other driver errors stay 500s")
-    }
-}

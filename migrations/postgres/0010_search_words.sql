@@ -31,7 +31,7 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
     parts TEXT[] := string_to_array(words, ' ');
     total INT := coalesce(array_length(parts, 1), 0);
-    result tsquery := ''::tsquery;
+    result tsquery;
     term tsquery;
 BEGIN
     FOR i IN 1 .. total LOOP
@@ -39,9 +39,10 @@ BEGIN
         IF last_is_prefix AND i = total AND numnode(term) > 0 THEN
             term := (term::text || ':*')::tsquery;
         END IF;
-        result := result && term;
+        result := coalesce(result && term, term);
     END LOOP;
-    RETURN result;
+    -- No words (the route refuses that): a query that matches nothing.
+    RETURN coalesce(result, ''::tsquery);
 END;
 $$;
 

@@ -157,8 +157,10 @@ public final class OutboxWorker: Sendable {
         do {
             guard let handler = handlers[job.kind] else { throw UnknownJobKind(kind: job.kind) }
             try handler(job, connection)
-        } catch let error as StorageError where error.endsTransaction {
-            throw error  // not the job's failure: the batch runs again
+        } catch let error as StorageError where error.isTransactionConflict {
+            // A conflict with a concurrent writer (PostgreSQL) is not the job's failure: the
+            // savepoint cannot absorb it, and the driver runs the whole batch again.
+            throw error
         } catch {
             try connection.execute("ROLLBACK TO outbox_job")
             let now = clock.nowMillis()

@@ -140,7 +140,7 @@ final class PostgresConnection: DatabaseConnection {
         let (text, binds) = sql.render(for: .postgres)
         try open()
         let name = try prepared(text, parameterCount: binds.count)
-        let parameters = try PostgresParameters(binds, sql: text)
+        let parameters = try PostgresParameters(binds)
         let result = parameters.withPointers { values, lengths, formats in
             // Results in text format: every type has one, and it is what `value` decodes.
             PQexecPrepared(handle, name, Int32(binds.count), values, lengths, formats, 0)

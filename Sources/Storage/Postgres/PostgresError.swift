@@ -44,7 +44,6 @@ public struct PostgresError: DriverError {
     static let adminShutdown = "57P01"
     static let crashShutdown = "57P02"
     static let cannotConnectNow = "57P03"
-    static let characterNotInRepertoire = "22021"
 
     /// A conflict with a concurrent transaction: running the whole transaction again is the
     /// documented answer (https://www.postgresql.org/docs/15/mvcc-serialization-failure-handling.html).

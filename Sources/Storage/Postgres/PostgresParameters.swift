@@ -13,7 +13,7 @@ struct PostgresParameters {
     private var lengths: [Int32] = []
     private var formats: [Int32] = []
 
-    init(_ values: [DatabaseValue], sql: String) throws(StorageError) {
+    init(_ values: [DatabaseValue]) throws(StorageError) {
         offsets.reserveCapacity(values.count)
         for value in values {
             switch value {
@@ -28,13 +28,7 @@ struct PostgresParameters {
             case .text(let text):
                 // A text-format value ends at its first NUL, so a string holding one would be
                 // cut short silently; PostgreSQL cannot store NUL in text anyway (SQLite can).
-                guard !text.utf8.contains(0) else {
-                    throw StorageError.driver(PostgresError(
-                        sqlstate: PostgresError.characterNotInRepertoire,
-                        message: "a text value contains a NUL character, which PostgreSQL text cannot hold",
-                        function: "bind", sql: sql
-                    ))
-                }
+                guard !text.utf8.contains(0) else { throw StorageError.unstorableText }
                 appendText(text)
             case .blob(let bytes):
                 offsets.append(buffer.count)
