@@ -6,8 +6,9 @@ import Storage
 ///
 /// Due jobs run in batches: one write transaction per batch, each job inside its own
 /// savepoint together with its completion, so work that only touches the database happens
-/// exactly once, with workers on several servers too (`runLeasedAhead`). A failing job's work is rolled back to its savepoint and its retry
-/// (`RetryPolicy`) recorded in the same transaction; the other jobs of the batch commit.
+/// exactly once, with workers on several servers too (`runLeasedAhead`). A failing job's work
+/// is rolled back to its savepoint and its retry (`RetryPolicy`) recorded in the same
+/// transaction; the other jobs of the batch commit.
 /// Batching is what makes write-time fan-out affordable: a fan-out writes a row into each
 /// follower's timeline, and a batch writes each touched B-tree page to the WAL once
 /// instead of once per job. A batch stops taking jobs after `batchMillis`, so in-process
@@ -151,7 +152,8 @@ public final class OutboxWorker: Sendable {
     /// One job inside the batch's transaction: its work and its completion in one savepoint.
     /// Nil when the job's lease was lost (another worker took it after it ran out): its work
     /// is rolled back, since that worker does it. Throws only when the database itself fails
-    /// (the savepoint or the bookkeeping), which rolls the whole batch back for a later try.
+    /// (the savepoint or the bookkeeping) or the transaction conflicts with another, which
+    /// rolls the whole batch back for a later try.
     private func run(_ job: OutboxJob, on connection: any DatabaseConnection) throws -> (OutboxJob, Outcome, (any Error)?)? {
         try connection.execute("SAVEPOINT outbox_job")
         do {
