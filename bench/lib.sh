@@ -33,7 +33,8 @@ build_release() {
 }
 
 # start_server DATA_DIR PORT LOG [extra serve options...]: starts the release server pinned
-# to CPU 0 and waits for /healthz; sets SERVER_PID. Every rate limit is off: the benchmark
+# to CPU 0 and waits for /healthz; sets SERVER_PID and adds it to SERVER_PIDS (`stop_servers`
+# stops them all). Every rate limit is off: the benchmark
 # is many clients behind one loopback address doing far more than one client may by default
 # (600 writes a minute per user, 60 logins a minute per address), and it measures the server,
 # not the limits. Extra options come after and win.
@@ -44,8 +45,50 @@ start_server() {
         --limit-signups off --limit-logins off --limit-mails off --limit-mails-per-ip off --limit-writes off --limit-requests off \
         "$@" 2>"$log" &
     SERVER_PID=$!
+    SERVER_PIDS+=("$SERVER_PID")
     wait_http "http://127.0.0.1:$port/healthz" "$SERVER_PID" 120 \
         || { tail -20 "$log" >&2; die "the server did not answer /healthz on port $port (log: $log)"; }
+}
+
+# stop_servers: stops every server start_server started.
+stop_servers() {
+    local pid
+    for pid in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do stop_pid "$pid"; done
+    SERVER_PIDS=()
+    SERVER_PID=
+}
+
+# database_url URL NAME: URL with its database (the path) replaced by NAME, options kept.
+database_url() {
+    python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$1" "$2"
+}
+
+# create_database URL NAME [TEMPLATE]: a new database on the server of URL, with unaccent
+# (search needs it), or a copy of TEMPLATE (which nobody may be connected to).
+create_database() {
+    local url=$1 name=$2 template=${3:-}
+    psql "$url" -XqAt -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $name" \
+        -c "CREATE DATABASE $name${template:+ TEMPLATE $template}" >/dev/null || die "cannot create the database $name"
+    [ -n "$template" ] || psql "$(database_url "$url" "$name")" -XqAt -v ON_ERROR_STOP=1 \
+        -c "CREATE EXTENSION IF NOT EXISTS unaccent" >/dev/null || die "cannot install unaccent in $name"
+}
+
+# drop_database URL: drops the database URL names (connecting to the server's `postgres` one).
+drop_database() {
+    local name
+    name=$(python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).path.lstrip("/"))' "$1")
+    psql "$(database_url "$1" postgres)" -XqAt -c "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1 || true
+}
+
+# pin_postgres URL: moves the PostgreSQL server of URL (on this machine) to CPU 0: the
+# postmaster and the processes it already runs; every backend it forks later inherits it.
+pin_postgres() {
+    local directory pid child
+    directory=$(psql "$1" -XAtc "SHOW data_directory") || die "cannot ask PostgreSQL for its data directory"
+    pid=$(head -1 "$directory/postmaster.pid")
+    taskset -a -p -c 0 "$pid" >/dev/null || die "cannot pin PostgreSQL (pid $pid) to CPU 0"
+    for child in $(pgrep -P "$pid"); do taskset -a -p -c 0 "$child" >/dev/null || true; done
+    note "PostgreSQL (postmaster $pid and its processes) pinned to CPU 0"
 }
 
 # stop_pid PID: SIGTERM, wait up to 15 s, then SIGKILL. Quiet if it is already gone.

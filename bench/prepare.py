@@ -9,10 +9,15 @@
   prepare.py counters DB
       Checks every video's likes_count and comments_count against its activities
       (and every user's followers and following counts); prints OK or the drift, as JSON.
+  prepare.py drain DB LABEL
+      Waits (up to 5 minutes) until the outbox has no job pending or leased; prints the CSV
+      row LABEL,backlog,seconds,left for outbox.csv.
   prepare.py wrk FILE
       Reads wrk --latency output; prints JSON: rps, p50_ms, p99_ms, requests, non2xx, errors.
 
-DB is the server's SQLite file, opened read-only.
+DB is the server's SQLite file, opened read-only, or a postgres:// URL, read through psql
+(the client installed with PostgreSQL; no Python driver needed). The queries are written
+once for both: booleans are tested with NOT, which SQLite's 0/1 flags understand too.
 """
 import argparse
 import concurrent.futures
@@ -22,6 +27,7 @@ import random
 import re
 import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 import urllib.error
@@ -36,7 +42,37 @@ def fail(message):
     sys.exit(1)
 
 
+class Postgres:
+    """The few calls of sqlite3 this script makes (execute, fetchone, fetchall, iteration),
+    over psql: each query's rows come back as one JSON document, so numbers stay numbers.
+    A row is a JSON object, so the columns of a query need distinct names."""
+
+    def __init__(self, url):
+        self.url = url
+        self.rows = []
+
+    def execute(self, sql):
+        query = f"SELECT COALESCE(json_agg(q), '[]') FROM ({sql}) q"
+        done = subprocess.run(["psql", self.url, "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", query],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            fail(f"psql failed: {done.stderr.strip()}")
+        self.rows = [tuple(row.values()) for row in json.loads(done.stdout)]
+        return self
+
+    def fetchone(self):
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self):
+        return self.rows
+
+    def __iter__(self):
+        return iter(self.rows)
+
+
 def connect(db):
+    if db.startswith(("postgres://", "postgresql://")):
+        return Postgres(db)
     if not os.path.exists(db):
         fail(f"no database at {db}")
     return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
@@ -73,7 +109,7 @@ def setup(args):
     db = connect(args.db)
     # Users with the longest home feeds (videos of the accounts they follow, and their own)
     # go first: the deep-page scenario needs feeds of more than pages x 20 videos.
-    per_owner = dict(db.execute("SELECT owner_id, COUNT(*) FROM videos WHERE hidden = 0 GROUP BY owner_id"))
+    per_owner = dict(db.execute("SELECT owner_id, COUNT(*) AS videos FROM videos WHERE NOT hidden GROUP BY owner_id"))
     feed = dict(per_owner)
     for follower, followed in db.execute("SELECT from_user_id, to_user_id FROM activities WHERE type = 4"):
         feed[follower] = feed.get(follower, 0) + per_owner.get(followed, 0)
@@ -93,11 +129,11 @@ def setup(args):
     write_lines(os.path.join(args.state, "tokens.txt"), tokens)
     write_lines(os.path.join(args.state, "logins.txt"), names)
 
-    videos = [r[0] for r in db.execute("SELECT id FROM videos WHERE hidden = 0")]
+    videos = [r[0] for r in db.execute("SELECT id FROM videos WHERE NOT hidden")]
     if not videos:
         fail("no videos in the database")
     write_lines(os.path.join(args.state, "videos.txt"), rng.sample(videos, min(args.videos, len(videos))))
-    rally = db.execute("""SELECT rally_id, day, COUNT(*) FROM videos WHERE hidden = 0
+    rally = db.execute("""SELECT rally_id, day, COUNT(*) AS videos FROM videos WHERE NOT hidden
                           GROUP BY rally_id, day ORDER BY 3 DESC LIMIT 1""").fetchone()
     write_lines(os.path.join(args.state, "rally.txt"), [f"{rally[0]} {rally[1]}"])
     print(f"prepare.py: {len(videos)} videos; rally {rally[0]} day {rally[1]} has {rally[2]} videos", file=sys.stderr)
@@ -132,7 +168,7 @@ def search_queries(db, rng, count=2000):
     box, made of the dataset's own words: whole words, the prefixes typed on the way to them
     (1 to 5 letters, so the shortest and most expensive prefixes are included), two words with
     the last one a prefix, usernames and their prefixes; users and videos half each."""
-    titles = [r[0] for r in db.execute("SELECT title FROM videos WHERE hidden = 0 ORDER BY random() LIMIT 5000")]
+    titles = [r[0] for r in db.execute("SELECT title FROM videos WHERE NOT hidden ORDER BY random() LIMIT 5000")]
     people = db.execute("SELECT username, display_name FROM users ORDER BY random() LIMIT 2000").fetchall()
     words = lambda text: [w for w in re.split(r"[^\w]+", text) if w]
     out = []
@@ -176,21 +212,21 @@ def login_time(args):
 def counters(args):
     db = connect(args.db)
     drift = db.execute("""
-        SELECT v.id, v.likes_count, COALESCE(l.n, 0), v.comments_count, COALESCE(c.n, 0)
+        SELECT v.id, v.likes_count, COALESCE(l.n, 0) AS likes, v.comments_count, COALESCE(c.n, 0) AS comments
         FROM videos v
         LEFT JOIN (SELECT video_id, COUNT(*) AS n FROM activities WHERE type = 1 GROUP BY video_id) l ON l.video_id = v.id
         LEFT JOIN (SELECT video_id, COUNT(*) AS n FROM activities WHERE type = 2 GROUP BY video_id) c ON c.video_id = v.id
         WHERE v.likes_count <> COALESCE(l.n, 0) OR v.comments_count <> COALESCE(c.n, 0)""").fetchall()
     users = db.execute("""
-        SELECT u.id, u.followers_count, COALESCE(f.n, 0), u.following_count, COALESCE(g.n, 0)
+        SELECT u.id, u.followers_count, COALESCE(f.n, 0) AS followers, u.following_count, COALESCE(g.n, 0) AS following
         FROM users u
         LEFT JOIN (SELECT to_user_id AS id, COUNT(*) AS n FROM activities WHERE type = 4 GROUP BY to_user_id) f ON f.id = u.id
         LEFT JOIN (SELECT from_user_id AS id, COUNT(*) AS n FROM activities WHERE type = 4 GROUP BY from_user_id) g ON g.id = u.id
         WHERE u.followers_count <> COALESCE(f.n, 0) OR u.following_count <> COALESCE(g.n, 0)""").fetchall()
-    totals = db.execute("""SELECT (SELECT COUNT(*) FROM videos), (SELECT SUM(likes_count) FROM videos),
-                                  (SELECT SUM(comments_count) FROM videos),
-                                  (SELECT COUNT(*) FROM activities WHERE type = 1),
-                                  (SELECT COUNT(*) FROM activities WHERE type = 2)""").fetchone()
+    totals = db.execute("""SELECT (SELECT COUNT(*) FROM videos) AS videos, (SELECT SUM(likes_count) FROM videos) AS likes_counts,
+                                  (SELECT SUM(comments_count) FROM videos) AS comments_counts,
+                                  (SELECT COUNT(*) FROM activities WHERE type = 1) AS likes,
+                                  (SELECT COUNT(*) FROM activities WHERE type = 2) AS comments""").fetchone()
     result = {
         "ok": not drift and not users,
         "videos": totals[0], "likes": totals[3], "comments": totals[4],
@@ -200,6 +236,15 @@ def counters(args):
                      for r in users[:5]],
     }
     print(json.dumps(result))
+
+
+def drain(args):
+    db = connect(args.db)
+    pending = lambda: db.execute("SELECT COUNT(*) AS jobs FROM outbox WHERE state IN ('pending', 'leased')").fetchone()[0]
+    backlog, started = pending(), time.monotonic()
+    while pending() and time.monotonic() - started < 300:
+        time.sleep(0.1)
+    print(f"{args.label},{backlog},{time.monotonic() - started:.1f},{pending()}")
 
 
 UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
@@ -240,10 +285,12 @@ def main():
     p.add_argument("-n", type=int, default=20)
     p = sub.add_parser("counters")
     p.add_argument("db")
+    p = sub.add_parser("drain")
+    p.add_argument("db"), p.add_argument("label")
     p = sub.add_parser("wrk")
     p.add_argument("file")
     args = ap.parse_args()
-    {"setup": setup, "login-time": login_time, "counters": counters, "wrk": parse_wrk}[args.command](args)
+    {"setup": setup, "login-time": login_time, "counters": counters, "drain": drain, "wrk": parse_wrk}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 
 Usage: bench/report.py bench/results/<timestamp>
 
-Per scale and scenario: median req/s, median p50 and p99 of the runs, share of the nginx
-median measured in the same run; then the targets of the issue, each marked met or missed.
+Per scale, setup (sqlite, postgres, postgres-2) and scenario: median req/s, median p50 and
+p99 of the runs, share of the nginx median measured in the same run; the setups of a scale
+side by side; then the targets of the issue, each marked met or missed.
 """
 import csv
 import json
@@ -35,6 +36,15 @@ DESCRIPTIONS = {
 }
 
 
+SETUPS = ["sqlite", "postgres", "postgres-2"]
+SETUP_TITLES = {"sqlite": "SQLite", "postgres": "PostgreSQL, 1 server", "postgres-2": "PostgreSQL, 2 servers behind nginx"}
+
+
+def key(scale, setup):
+    """The file prefix of a scale's setup: SQLite's files keep the names they had before."""
+    return scale if setup == "sqlite" else f"{scale}-{setup}"
+
+
 def load(folder, name, default=None):
     path = os.path.join(folder, name)
     if not os.path.exists(path):
@@ -63,12 +73,13 @@ def main():
     machine = load(folder, "machine.json", {})
     runs = {}
     for r in rows:
-        runs.setdefault((r["scale"], r["scenario"]), []).append(r)
+        runs.setdefault((r["scale"], r.get("setup", "sqlite"), r["scenario"]), []).append(r)
     scales = [s for s in ("small", "large") if any(k[0] == s for k in runs)]
+    setups = [s for s in SETUPS if any(k[1] == s for k in runs)]
 
     med = {}
-    for key, rs in runs.items():
-        med[key] = {
+    for k, rs in runs.items():
+        med[k] = {
             "rps": statistics.median(float(r["rps"]) for r in rs),
             "p50": statistics.median(float(r["p50_ms"]) for r in rs),
             "p99": statistics.median(float(r["p99_ms"]) for r in rs),
@@ -80,113 +91,49 @@ def main():
     out = []
     out.append(f"Results of `{machine.get('command', 'bench/run.sh')}`: median of {machine.get('runs', '?')} runs "
                f"of {machine.get('seconds', '?')} s each; `{machine.get('wrk', 'wrk')}` on loopback, the server "
-               f"(and nginx) pinned to CPU 0, wrk to CPU 1.\n")
-    targets = []  # (scale, description, value text, ok)
+               f"(and nginx) pinned to CPU 0, wrk to CPU 1"
+               + (" (PostgreSQL, and for two servers the nginx in front of them, on CPU 0 too)" if setups != ["sqlite"] else "")
+               + ".\n")
+    targets = []  # (label, description, value text, ok)
 
     outbox_csv = os.path.join(folder, "outbox.csv")
     outbox = list(csv.DictReader(open(outbox_csv))) if os.path.exists(outbox_csv) else []
     for scale in scales:
-        imp = load(folder, f"{scale}-import.json", {})
-        counters = load(folder, f"{scale}-counters.json")
-        login = load(folder, f"{scale}-login-time.json")
-        server = load(folder, f"{scale}-server.json", {})
-        nginx = med.get((scale, "nginx"), {}).get("rps")
-        out.append(f"### {scale}\n")
-        bits = []
-        if imp:
-            bits.append(f"import {imp['import_s']:.1f} s, peak RSS {imp['import_peak_rss_kb'] / 1024:.0f} MiB, "
-                        f"database {imp['db_bytes'] / 2**20:.0f} MiB")
-        if server:
-            bits.append(f"server peak RSS {server['server_peak_rss_kb'] / 1024:.0f} MiB")
-        drains = [r for r in outbox if r["scale"] == scale]
-        if drains:
-            left = sum(int(r["left"]) for r in drains)
-            bits.append(f"following-feed fan-out backlog after a write scenario at most {max(int(r['backlog']) for r in drains):,} jobs, "
-                        f"drained in at most {max(float(r['drain_s']) for r in drains)} s"
-                        + (f" (**{left:,} jobs never drained**)" if left else ""))
-        if counters:
-            bits.append("counters exact after the writes" if counters["ok"] else
-                        f"**counters drift**: {counters['videos_drifting']} videos, {counters['users_drifting']} users")
-        if bits:
-            out.append("; ".join(bits) + ".\n")
-        out.append("| scenario | req/s | p50 ms | p99 ms | share of nginx | notes |")
-        out.append("|---|---:|---:|---:|---:|---|")
-        for name in ORDER + sorted({k[1] for k in med if k[0] == scale} - set(ORDER)):
-            m = med.get((scale, name))
-            if not m:
+        for setup in setups:
+            if not any(k[0] == scale and k[1] == setup for k in med):
                 continue
-            share = m["rps"] / nginx if nginx and name != "nginx" else None
-            notes = []
-            if m["bad"]:
-                notes.append(f"**{m['bad']} non-2xx/socket errors of {m['requests']}**")
-            if name == "like-unlike":
-                notes.append("each PUT or DELETE counts as one write")
-            out.append(f"| {DESCRIPTIONS.get(name, name)} | {fmt(m['rps'])} | {fmt(m['p50'], 2)} | {fmt(m['p99'], 2)} | "
-                       f"{pct(share) if name != 'nginx' else '100%'} | {'; '.join(notes)} |")
-        out.append("")
-
-        # Targets of this scale.
-        for name, share_target in SHARE_TARGETS.items():
-            m = med.get((scale, name))
-            if m and nginx:
-                share = m["rps"] / nginx
-                targets.append((scale, f"{name} >= {share_target:.0%} of nginx", pct(share),
-                                share >= share_target and not m["bad"]))
-        first, deep = med.get((scale, "home-first")), med.get((scale, "home-deep"))
-        if first and deep:
-            ratio = deep["rps"] / first["rps"]
-            targets.append((scale, "home page 50 >= 90% of first page", pct(ratio), ratio >= 0.9))
-        for name in READS:
-            m = med.get((scale, name))
-            if m:
-                targets.append((scale, f"{name} p99 <= 20 ms", f"{m['p99']:.2f} ms", m["p99"] <= 20))
-        for name in ("search", "search-paced", "search-light"):
-            m = med.get((scale, name))
-            if m:
-                targets.append((scale, f"{name} p99 <= 20 ms", f"{m['p99']:.2f} ms", m["p99"] <= 20 and not m["bad"]))
-        alone, during = med.get((scale, "me")), med.get((scale, "me-during-search"))
-        if alone and during:
-            targets.append((scale, "/v1/users/me p99 during searches <= 20 ms", f"{during['p99']:.2f} ms (alone {alone['p99']:.2f} ms)",
-                            during["p99"] <= 20 and not during["bad"]))
-        for name, floor in WRITE_TARGETS.items():
-            m = med.get((scale, name))
-            if m:
-                targets.append((scale, f"{name} >= {floor:,} writes/s", fmt(m["rps"]), m["rps"] >= floor and not m["bad"]))
-        if counters and any((scale, n) in med for n in ("like-unlike", "comment", "mix")):
-            targets.append((scale, "counters exact after the writes", "OK" if counters["ok"] else
-                            f"{counters['videos_drifting']} videos, {counters['users_drifting']} users drift",
-                            counters["ok"]))
-        if scale == "large" and imp:
-            seconds, mib = imp["import_s"], imp["import_peak_rss_kb"] / 1024
-            targets.append((scale, "import in under 2 minutes with under 1 GiB",
-                            f"{seconds:.1f} s, {mib:.0f} MiB", seconds < 120 and mib < 1024))
-        m = med.get((scale, "login"))
-        if m and login:
-            bound = 1 / login["median_s"]  # the server has one core; one hash at a time saturates it
-            ratio = m["rps"] / bound
-            targets.append((scale, "login >= 90% of the bcrypt bound",
-                            f"{m['rps']:.1f}/s vs {bound:.1f}/s (1 core / {1000 * login['median_s']:.1f} ms) = {pct(ratio)}",
-                            ratio >= 0.9 and not m["bad"]))
+            targets += setup_section(out, folder, med, outbox, scale, setup, label=scale if setups == ["sqlite"] else f"{scale} {setup}")
+        if len(setups) > 1:
+            out.append(f"### {scale}: the setups side by side\n")
+            out.append("| scenario | " + " | ".join(f"{SETUP_TITLES[s]} req/s (p99 ms)" for s in setups) + " |")
+            out.append("|---|" + "---:|" * len(setups))
+            for name in ORDER[1:] + sorted({k[2] for k in med if k[0] == scale} - set(ORDER)):
+                cells = [med.get((scale, s, name)) for s in setups]
+                if any(cells):
+                    out.append(f"| {name} | " + " | ".join("–" if m is None else f"{fmt(m['rps'])} ({fmt(m['p99'], 2)})" for m in cells) + " |")
+            out.append("")
 
     if "small" in scales and "large" in scales:
-        out.append("### large vs small\n")
-        out.append("| scenario | small req/s | large req/s | large / small |")
-        out.append("|---|---:|---:|---:|")
-        for name in ORDER[1:]:
-            s, l = med.get(("small", name)), med.get(("large", name))
-            if s and l:
-                ratio = l["rps"] / s["rps"]
-                out.append(f"| {name} | {fmt(s['rps'])} | {fmt(l['rps'])} | {pct(ratio)} |")
-                if name != "login":  # bcrypt-bound, the same at any scale
-                    targets.append(("large/small", f"{name} large >= 80% of small", pct(ratio), ratio >= 0.8))
-        out.append("")
+        for setup in setups:
+            out.append(f"### large vs small{'' if setups == ['sqlite'] else f', {SETUP_TITLES[setup]}'}\n")
+            out.append("| scenario | small req/s | large req/s | large / small |")
+            out.append("|---|---:|---:|---:|")
+            for name in ORDER[1:]:
+                s, l = med.get(("small", setup, name)), med.get(("large", setup, name))
+                if s and l:
+                    ratio = l["rps"] / s["rps"]
+                    out.append(f"| {name} | {fmt(s['rps'])} | {fmt(l['rps'])} | {pct(ratio)} |")
+                    if name != "login":  # bcrypt-bound, the same at any scale
+                        label = "large/small" if setups == ["sqlite"] else f"large/small {setup}"
+                        targets.append((label, f"{name} large >= 80% of small", pct(ratio), ratio >= 0.8))
+            out.append("")
 
     if targets:
         out.append("### Targets\n")
         out.append("| scale | target | measured | |")
         out.append("|---|---|---|---|")
-        for scale, what, value, ok in targets:
-            out.append(f"| {scale} | {what} | {value} | {mark(ok)} |")
+        for label, what, value, ok in targets:
+            out.append(f"| {label} | {what} | {value} | {mark(ok)} |")
         met = sum(1 for t in targets if t[3])
         out.append(f"\n{met} of {len(targets)} targets met.\n")
 
@@ -195,8 +142,96 @@ def main():
     out.append(f"- {machine.get('nproc', '?')} CPUs, {machine.get('cpu', '?')}, {machine.get('memory_gib', '?')} GiB; "
                f"Linux {machine.get('kernel', '?')}")
     out.append(f"- {machine.get('swift', '?')}")
+    if machine.get("postgres"):
+        out.append(f"- PostgreSQL: {machine['postgres']}")
     out.append(f"- raw wrk output and logs: `{os.path.relpath(folder)}`")
     print("\n".join(out))
+
+
+def setup_section(out, folder, med, outbox, scale, setup, label):
+    """The table of one scale on one setup; answers its targets."""
+    k = key(scale, setup)
+    imp = load(folder, f"{k}-import.json", {})
+    counters = load(folder, f"{k}-counters.json")
+    login = load(folder, f"{k}-login-time.json")
+    server = load(folder, f"{k}-server.json", {})
+    m_of = lambda name: med.get((scale, setup, name))
+    nginx = (m_of("nginx") or {}).get("rps")
+    out.append(f"### {scale}" + ("" if label == scale else f", {SETUP_TITLES[setup]}") + "\n")
+    bits = []
+    if imp:
+        bits.append(f"import {imp['import_s']:.1f} s, peak RSS {imp['import_peak_rss_kb'] / 1024:.0f} MiB, "
+                    f"database {imp['db_bytes'] / 2**20:.0f} MiB")
+    if server:
+        bits.append(f"server peak RSS {server['server_peak_rss_kb'] / 1024:.0f} MiB"
+                    + (f" (the larger of {server['servers']})" if server.get("servers", 1) > 1 else ""))
+    drains = [r for r in outbox if r["scale"] == scale and r.get("setup", "sqlite") == setup]
+    if drains:
+        left = sum(int(r["left"]) for r in drains)
+        bits.append(f"following-feed fan-out backlog after a write scenario at most {max(int(r['backlog']) for r in drains):,} jobs, "
+                    f"drained in at most {max(float(r['drain_s']) for r in drains)} s"
+                    + (f" (**{left:,} jobs never drained**)" if left else ""))
+    if counters:
+        bits.append("counters exact after the writes" if counters["ok"] else
+                    f"**counters drift**: {counters['videos_drifting']} videos, {counters['users_drifting']} users")
+    if bits:
+        out.append("; ".join(bits) + ".\n")
+    out.append("| scenario | req/s | p50 ms | p99 ms | share of nginx | notes |")
+    out.append("|---|---:|---:|---:|---:|---|")
+    for name in ORDER + sorted({n for (sc, se, n) in med if sc == scale and se == setup} - set(ORDER)):
+        m = m_of(name)
+        if not m:
+            continue
+        share = m["rps"] / nginx if nginx and name != "nginx" else None
+        notes = []
+        if m["bad"]:
+            notes.append(f"**{m['bad']} non-2xx/socket errors of {m['requests']}**")
+        if name == "like-unlike":
+            notes.append("each PUT or DELETE counts as one write")
+        out.append(f"| {DESCRIPTIONS.get(name, name)} | {fmt(m['rps'])} | {fmt(m['p50'], 2)} | {fmt(m['p99'], 2)} | "
+                   f"{pct(share) if name != 'nginx' else '100%'} | {'; '.join(notes)} |")
+    out.append("")
+
+    targets = []
+    for name, share_target in SHARE_TARGETS.items():
+        m = m_of(name)
+        if m and nginx:
+            share = m["rps"] / nginx
+            targets.append((label, f"{name} >= {share_target:.0%} of nginx", pct(share), share >= share_target and not m["bad"]))
+    first, deep = m_of("home-first"), m_of("home-deep")
+    if first and deep:
+        ratio = deep["rps"] / first["rps"]
+        targets.append((label, "home page 50 >= 90% of first page", pct(ratio), ratio >= 0.9))
+    for name in READS:
+        m = m_of(name)
+        if m:
+            targets.append((label, f"{name} p99 <= 20 ms", f"{m['p99']:.2f} ms", m["p99"] <= 20))
+    for name in ("search", "search-paced", "search-light"):
+        m = m_of(name)
+        if m:
+            targets.append((label, f"{name} p99 <= 20 ms", f"{m['p99']:.2f} ms", m["p99"] <= 20 and not m["bad"]))
+    alone, during = m_of("me"), m_of("me-during-search")
+    if alone and during:
+        targets.append((label, "/v1/users/me p99 during searches <= 20 ms", f"{during['p99']:.2f} ms (alone {alone['p99']:.2f} ms)",
+                        during["p99"] <= 20 and not during["bad"]))
+    for name, floor in WRITE_TARGETS.items():
+        m = m_of(name)
+        if m:
+            targets.append((label, f"{name} >= {floor:,} writes/s", fmt(m["rps"]), m["rps"] >= floor and not m["bad"]))
+    if counters and any(m_of(n) for n in ("like-unlike", "comment", "mix")):
+        targets.append((label, "counters exact after the writes", "OK" if counters["ok"] else
+                        f"{counters['videos_drifting']} videos, {counters['users_drifting']} users drift", counters["ok"]))
+    if scale == "large" and imp:
+        seconds, mib = imp["import_s"], imp["import_peak_rss_kb"] / 1024
+        targets.append((label, "import in under 2 minutes with under 1 GiB", f"{seconds:.1f} s, {mib:.0f} MiB", seconds < 120 and mib < 1024))
+    m = m_of("login")
+    if m and login:
+        bound = 1 / login["median_s"]  # the server has one core; one hash at a time saturates it
+        ratio = m["rps"] / bound
+        targets.append((label, "login >= 90% of the bcrypt bound",
+                        f"{m['rps']:.1f}/s vs {bound:.1f}/s (1 core / {1000 * login['median_s']:.1f} ms) = {pct(ratio)}",
+                        ratio >= 0.9 and not m["bad"]))
+    return targets
 
 
 if __name__ == "__main__":

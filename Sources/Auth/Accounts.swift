@@ -16,7 +16,10 @@ public final class Accounts: Sendable {
         public var lockout = LoginThrottle.Policy()
         /// How long a resolved session may be reused without a lookup (0: never). Changes made
         /// through this process apply at once regardless; other processes' within this time.
-        public var sessionCacheMillis: Int64 = 1_000
+        /// Half a second, so that a session ended through one server is refused by every other
+        /// within a second, request time and clock ticks included (a whole second was that
+        /// bound exactly, with no margin for either).
+        public var sessionCacheMillis: Int64 = 500
         /// Makes the tokens of verification and reset mails; the application derives it from
         /// the cursor secret so that every process on one database makes the same links.
         /// Nil: a random key for this process only (tests).
@@ -221,6 +224,7 @@ public final class Accounts: Sendable {
         let key = SessionToken(value: token).storageKey
         let now = clock.nowMillis()
         if let identity = cache.identity(forKey: key, now: now) { return identity }
+        let generation = cache.generation
         guard let session = try database.read({ connection in try sessions.lookup(tokenKey: key, on: connection) }),
               session.expiresAt > now, !session.banned, let role = Role(rawValue: session.role) else {
             throw AuthError.invalidSession
@@ -232,7 +236,7 @@ public final class Accounts: Sendable {
             }
         }
         let identity = Identity(userID: session.userID, userSeq: session.userSeq, role: role, sessionKey: key)
-        cache.store(identity, expiresAt: session.expiresAt, now: now)
+        cache.store(identity, expiresAt: session.expiresAt, now: now, since: generation)
         return identity
     }
 

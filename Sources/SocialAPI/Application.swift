@@ -37,6 +37,9 @@ public final class Application: Sendable {
         public var mailRetryBaseMillis: Int64 = 30_000
         /// API.md "Limits on abuse".
         public var limits = RateLimits()
+        /// The outbox lanes whose workers this process runs (`serve --outbox-workers`); servers
+        /// sharing one PostgreSQL may run any of them, several at once.
+        public var outboxLanes = Set(OutboxLane.all)
         public init() {}
     }
 
@@ -205,13 +208,14 @@ public final class Application: Sendable {
         return router.build()
     }
 
-    /// Starts what a running server does in the background: the outbox worker and the
-    /// periodic clean-up (`close` stops both).
+    /// Starts what a running server does in the background: the workers of the outbox lanes it
+    /// was given and the periodic clean-up (`close` stops both).
     public func startBackgroundWork() {
-        feedWorker.start()
-        notifyWorker.start()
-        deliveryWorker.start()
-        mailWorker?.start()
+        let lanes = configuration.outboxLanes
+        if lanes.contains(.feed) { feedWorker.start() }
+        if lanes.contains(.notify) { notifyWorker.start() }
+        if lanes.contains(.push) { deliveryWorker.start() }
+        if lanes.contains(.mail) { mailWorker?.start() }
         maintenance.withLock { $0 = $0 ?? Maintenance(database: database, accounts: accounts, logger: logger) }
     }
 

@@ -42,11 +42,33 @@ extension DatabaseConnection {
 public protocol Database: Sendable {
     var dialect: SQLDialect { get }
     func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T
-    func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T
+    /// A write transaction with an isolation hint; `write(_:)` is `.serializable`.
+    func write<T>(isolation: WriteIsolation, _ body: (any DatabaseConnection) throws -> T) throws -> T
     /// Reader connections in use and in all, for the `/metrics` pool gauges.
     var readerUsage: (inUse: Int, total: Int) { get }
     /// True when the database answers a trivial query (health checks).
     func ping() -> Bool
     /// Closes every connection; calls after this fail.
     func close()
+}
+
+extension Database {
+    /// A write transaction that behaves as if no other write ran beside it.
+    public func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+        try write(isolation: .serializable, body)
+    }
+}
+
+/// How a write transaction sees writers running beside it. SQLite has one writer, so every
+/// write is serializable there and the hint is ignored; PostgreSQL runs writes side by side.
+public enum WriteIsolation: Sendable {
+    /// As if the writes ran one after another (PostgreSQL SERIALIZABLE, retried on conflict):
+    /// what every domain write needs, since its checks and its inserts must see one state.
+    case serializable
+    /// Each statement sees what was committed before it began (PostgreSQL READ COMMITTED);
+    /// concurrent writers coordinate through row locks only. For the outbox's own bookkeeping
+    /// (leasing jobs with `FOR UPDATE SKIP LOCKED`, recording a delivery under its lease),
+    /// where workers on several servers must skip each other's rows rather than fail on the
+    /// predicate locks of a serializable scan. Never for domain writes.
+    case readCommitted
 }

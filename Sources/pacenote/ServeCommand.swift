@@ -24,6 +24,7 @@ enum ServeCommand {
             .init("hash-threads", "N", "threads for the bcrypt routes: sign-up, login, password change (2)"),
             .init("max-connections-per-ip", "N", "open connections one client address may hold (64)"),
             .init("header-timeout", "DURATION", "a request head must be complete within it, from accept or the previous response (10s)"),
+            .init("outbox-workers", "LANES", "background work this server runs: all, none, or some of feed,notify,push,mail; servers on one PostgreSQL share it (all)"),
             CommonOptions.logLevel,
         ] + PushOptions.flags + MailOptions.flags + LimitOptions.flags
     )
@@ -44,6 +45,7 @@ enum ServeCommand {
         configuration.mail = try MailOptions.service(options)
         configuration.mailRetryBaseMillis = try options.duration("mail-retry-base", defaultMillis: 30_000)
         configuration.limits = try LimitOptions.limits(options)
+        configuration.outboxLanes = try outboxLanes(options.string("outbox-workers", default: "all"))
 
         var server = ServerConfiguration()
         (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"))
@@ -59,6 +61,8 @@ enum ServeCommand {
         let push = PushOptions.summary(configuration.push)
         logger.info("push services", ["ios": push.ios, "android": push.android, "webhook": push.webhook])
         logger.info("mail", ["smtp": configuration.mail == nil ? "off (the mail endpoints answer 503; `pacenote user reset-link` makes links)" : "on"])
+        let lanes = OutboxLane.all.filter(configuration.outboxLanes.contains).map(\.rawValue)
+        logger.info("outbox workers", ["lanes": lanes.isEmpty ? "none (another server must run them)" : lanes.joined(separator: ",")])
         // Block the stop signals before any thread starts, so every thread inherits the mask
         // and only `waitForStopSignal` below receives them.
         StopSignals.block()
@@ -74,6 +78,23 @@ enum ServeCommand {
         http.shutdown(gracePeriodSeconds: 10)
         logger.info("stopped")
         return 0
+    }
+
+    /// `--outbox-workers`: `all`, `none`, or a comma-separated list of lanes. Several servers on
+    /// one PostgreSQL may all run every lane (they share the outbox without doing a job twice);
+    /// the flag lets an operator keep background work off the servers that answer requests.
+    static func outboxLanes(_ text: String) throws -> Set<OutboxLane> {
+        switch text.lowercased() {
+        case "all": return Set(OutboxLane.all)
+        case "none": return []
+        default:
+            let names = text.lowercased().split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let lanes = names.compactMap { name in OutboxLane.all.first { $0.rawValue == name } }
+            guard !names.isEmpty, lanes.count == names.count else {
+                throw Options.UsageError(description: "--outbox-workers is all, none, or lanes among \(OutboxLane.all.map(\.rawValue).joined(separator: ",")) separated by commas")
+            }
+            return Set(lanes)
+        }
     }
 
     /// Splits `host:port` (IPv4 or a name; `[::1]:8080` for IPv6).

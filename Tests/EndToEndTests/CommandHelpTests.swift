@@ -11,7 +11,7 @@ final class CommandHelpTests: XCTestCase {
     func testEveryCommandAnswersHelpWithItsOptions() throws {
         // Each command with options only it takes (and one every database command takes).
         let cases: [(command: [String], mustList: [String])] = [
-            (["serve"], ["--listen", "--public-read", "--bcrypt-cost", "--session-lifetime", "--fanout-sync-limit", "--data-dir"]),
+            (["serve"], ["--listen", "--public-read", "--bcrypt-cost", "--session-lifetime", "--fanout-sync-limit", "--data-dir", "--outbox-workers"]),
             (["migrate"], ["--data-dir", "--database"]),
             (["user"], ["user create", "user role"]),
             (["user", "create"], ["--username", "--email", "--password", "--role", "--data-dir"]),

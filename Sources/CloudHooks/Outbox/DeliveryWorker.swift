@@ -24,7 +24,8 @@ public enum DeliveryResult: Sendable, Equatable {
 /// A crash between the two leaves the jobs leased: when the lease runs out they are due again
 /// and delivered again, with the same idempotency key (at-least-once; the services drop
 /// duplicates by it). A result is recorded only under the lease that produced it
-/// (`Outbox.settle`), so each job is marked delivered exactly once.
+/// (`Outbox.settle`), so each job is marked delivered exactly once. Workers on several
+/// servers sharing one PostgreSQL lease disjoint batches (`Outbox.leaseDue`).
 public final class DeliveryWorker: Sendable {
     /// Delivers a batch; one result per job, in order. Called outside any transaction.
     public typealias Deliver = @Sendable ([OutboxJob]) -> [DeliveryResult]
@@ -93,13 +94,15 @@ public final class DeliveryWorker: Sendable {
     /// for commands that deliver once without a running server.
     @discardableResult
     public func runDueJobs() throws -> Int {
-        let jobs = try database.write { connection in
+        // READ COMMITTED (SQLite ignores it): the lease skips rows other servers' workers have
+        // locked, and the results are fenced single-row updates; neither needs serializability.
+        let jobs = try database.write(isolation: .readCommitted) { connection in
             try outbox.leaseDue(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(),
                                 leaseMillis: configuration.leaseMillis, on: connection)
         }
         guard !jobs.isEmpty else { return 0 }
         let results = deliver(jobs)
-        let settled = try database.write { connection in
+        let settled = try database.write(isolation: .readCommitted) { connection in
             try zip(jobs, results).compactMap { job, result -> (OutboxJob, DeliveryResult, OutboxWorker.Outcome)? in
                 let outcome = try record(result, of: job, on: connection)
                 return outcome.map { (job, result, $0) }

@@ -63,48 +63,61 @@ public struct Outbox: Sendable {
             """)
     }
 
-    /// Up to `limit` due jobs of `lane` (pending and due, or leased with an expired lease), oldest first.
-    func due(lane: OutboxLane, limit: Int, now: Int64, on connection: any DatabaseConnection) throws -> [Int64] {
-        try connection.fetchAll("""
-            SELECT seq FROM outbox
-            WHERE lane = \(lane.rawValue)
-              AND ((state = 'pending' AND available_at <= \(now)) OR (state = 'leased' AND leased_until <= \(now)))
-            ORDER BY seq LIMIT \(limit)
-            """).map { try $0.decode("seq", as: Int64.self) }
+    /// The rows of `lane` a worker may take: pending and due, or leased with an expired lease.
+    private func dueFilter(lane: OutboxLane, now: Int64) -> SQL {
+        """
+        lane = \(lane.rawValue)
+          AND ((state = 'pending' AND available_at <= \(now)) OR (state = 'leased' AND leased_until <= \(now)))
+        """
     }
 
-    /// Leases up to `limit` due jobs of `lane` at once, counting an attempt for each; for
-    /// work done outside the transaction (a delivery), whose lease must outlast its deadline.
+    /// Up to `limit` due jobs of `lane`, oldest first (SQLite: the one writer reads, then leases).
+    func due(lane: OutboxLane, limit: Int, now: Int64, on connection: any DatabaseConnection) throws -> [Int64] {
+        try connection.fetchAll("SELECT seq FROM outbox WHERE \(dueFilter(lane: lane, now: now)) ORDER BY seq LIMIT \(limit)")
+            .map { try $0.decode("seq", as: Int64.self) }
+    }
+
+    /// Leases up to `limit` due jobs of `lane` at once, counting an attempt for each, oldest
+    /// first; the lease must outlast the work done under it.
+    ///
+    /// PostgreSQL: one statement that locks the rows it takes with `FOR UPDATE SKIP LOCKED`.
+    /// Run in a READ COMMITTED write (`WriteIsolation`), workers on several servers each take
+    /// rows the others have not, none waiting for another; a row leased and committed by another
+    /// worker since the statement began is re-checked against the filter and left alone. SQLite
+    /// has one writer, which reads and then leases.
     func leaseDue(lane: OutboxLane, limit: Int, now: Int64, leaseMillis: Int64, on connection: any DatabaseConnection) throws -> [OutboxJob] {
-        try due(lane: lane, limit: limit, now: now, on: connection).compactMap { seq in
-            try lease(seq, now: now, leaseMillis: leaseMillis, on: connection)
+        switch connection.dialect {
+        case .postgres:
+            return try connection.fetchAll("""
+                UPDATE outbox SET state = 'leased', leased_until = \(now + leaseMillis), attempts = attempts + 1
+                WHERE seq IN (
+                    SELECT seq FROM outbox WHERE \(dueFilter(lane: lane, now: now))
+                    ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                RETURNING seq, kind, payload, attempts
+                """).map(Self.job(row:)).sorted { $0.seq < $1.seq }
+        case .sqlite:
+            return try due(lane: lane, limit: limit, now: now, on: connection).compactMap { seq in
+                try lease(seq, now: now, leaseMillis: leaseMillis, on: connection)
+            }
         }
     }
 
-    /// Leases one job, counting an attempt.
+    /// Leases one job, counting an attempt (SQLite's one writer: nothing else leases meanwhile).
     func lease(_ seq: Int64, now: Int64, leaseMillis: Int64, on connection: any DatabaseConnection) throws -> OutboxJob? {
-        guard let row = try connection.fetchOne("""
+        try connection.fetchOne("""
             UPDATE outbox SET state = 'leased', leased_until = \(now + leaseMillis), attempts = attempts + 1
             WHERE seq = \(seq) RETURNING seq, kind, payload, attempts
-            """) else { return nil }
-        return OutboxJob(seq: try row.decode("seq"), kind: try row.decode("kind"), payload: try row.decode("payload"), attempts: try row.decode("attempts"))
+            """).map(Self.job(row:))
     }
 
-    func complete(_ seq: Int64, now: Int64, on connection: any DatabaseConnection) throws {
-        try connection.execute("UPDATE outbox SET state = 'done', finished_at = \(now), leased_until = NULL WHERE seq = \(seq)")
+    private static func job(row: Row) throws -> OutboxJob {
+        OutboxJob(seq: try row.decode("seq"), kind: try row.decode("kind"), payload: try row.decode("payload"), attempts: try row.decode("attempts"))
     }
 
-    func retry(_ seq: Int64, at time: Int64, error: String, on connection: any DatabaseConnection) throws {
-        try connection.execute("UPDATE outbox SET state = 'pending', available_at = \(time), leased_until = NULL, last_error = \(error) WHERE seq = \(seq)")
-    }
-
-    func bury(_ seq: Int64, now: Int64, error: String, on connection: any DatabaseConnection) throws {
-        try connection.execute("UPDATE outbox SET state = 'dead', finished_at = \(now), leased_until = NULL, last_error = \(error) WHERE seq = \(seq)")
-    }
-
-    /// Records how an attempt made outside a transaction ended, only if the job is still
-    /// under the lease that attempt took (its attempt count is the fence): a worker whose
-    /// lease ran out and was taken over by another cannot mark the job a second time.
+    /// Records how an attempt ended (`done`, `dead`, or `pending` again at `availableAt`), only if
+    /// the job is still under the lease that attempt took (its attempt count is the fence): a
+    /// worker whose lease ran out and was taken over by another cannot mark the job a second
+    /// time, and a job run inside a transaction rolls its work back when this answers false.
     /// Answers whether it recorded.
     func settle(_ job: OutboxJob, as state: String, availableAt: Int64? = nil, error: String?, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
         let finished: Int64? = state == "pending" ? nil : now
@@ -113,6 +126,17 @@ public struct Outbox: Sendable {
                 leased_until = NULL, last_error = \(error)
             WHERE seq = \(job.seq) AND state = 'leased' AND attempts = \(job.attempts)
             """) == 1
+    }
+
+    /// Gives back a job leased but not worked on (its batch ran out of time, or the transaction
+    /// that ran it failed): due again at once, its attempt not counted. Fenced like `settle`, so
+    /// a lease that ran out meanwhile is not given back; the worker that releases never uses
+    /// its lease again, so the next lease reusing its count is no risk.
+    func release(_ job: OutboxJob, on connection: any DatabaseConnection) throws {
+        try connection.execute("""
+            UPDATE outbox SET state = 'pending', leased_until = NULL, attempts = attempts - 1
+            WHERE seq = \(job.seq) AND state = 'leased' AND attempts = \(job.attempts)
+            """)
     }
 
     /// The seq of the newest job of `lane`, whatever its state (nil: none yet).

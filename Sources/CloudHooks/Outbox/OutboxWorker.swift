@@ -6,8 +6,9 @@ import Storage
 ///
 /// Due jobs run in batches: one write transaction per batch, each job inside its own
 /// savepoint together with its completion, so work that only touches the database happens
-/// exactly once. A failing job's work is rolled back to its savepoint and its retry
-/// (`RetryPolicy`) recorded in the same transaction; the other jobs of the batch commit.
+/// exactly once, with workers on several servers too (`runLeasedAhead`). A failing job's work
+/// is rolled back to its savepoint and its retry (`RetryPolicy`) recorded in the same
+/// transaction; the other jobs of the batch commit.
 /// Batching is what makes write-time fan-out affordable: a fan-out writes a row into each
 /// follower's timeline, and a batch writes each touched B-tree page to the WAL once
 /// instead of once per job. A batch stops taking jobs after `batchMillis`, so in-process
@@ -33,6 +34,9 @@ public final class OutboxWorker: Sendable {
         /// A batch takes no new job once it has run this long.
         public var batchMillis: Int64 = 20
         public var leaseMillis: Int64 = 60_000
+        /// Jobs leased at once where leases are taken ahead of the work (PostgreSQL), so that
+        /// a budget of `batchMillis` gives few of them back.
+        public var leaseBatch = 32
         public var retry = RetryPolicy()
         public init() {}
     }
@@ -82,56 +86,106 @@ public final class OutboxWorker: Sendable {
         loop.wake()
     }
 
-    /// Runs one batch of due jobs in one transaction; answers how many ran. Public for
-    /// tests, which drive the worker by hand with an injected clock instead of its thread.
+    /// Runs one batch of due jobs; answers how many ran. Public for tests, which drive the
+    /// worker by hand with an injected clock instead of its thread.
     @discardableResult
     public func runDueJobs() throws -> Int {
-        let started = ContinuousClock.now
-        let budget = Duration.milliseconds(configuration.batchMillis)
-        let outcomes = try database.write { connection in
-            var outcomes: [(OutboxJob, Outcome, (any Error)?)] = []
-            for seq in try outbox.due(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(), on: connection) {
-                guard ContinuousClock.now - started < budget else { break }
-                guard let job = try outbox.lease(seq, now: clock.nowMillis(), leaseMillis: configuration.leaseMillis, on: connection) else { continue }
-                outcomes.append(try run(job, on: connection))
-            }
-            return outcomes
+        let outcomes = switch database.dialect {
+        case .sqlite: try runLeasingInside()
+        case .postgres: try runLeasedAhead()
         }
         for (job, outcome, error) in outcomes { observe(job, outcome, error) }
         return outcomes.count
     }
 
-    /// One job inside the batch's transaction. Throws only when the database itself fails
+    /// SQLite, one writer: leases and work in one transaction, each job leased as the batch
+    /// reaches it, so a crash rolls both back and nothing waits for a lease to run out.
+    private func runLeasingInside() throws -> [(OutboxJob, Outcome, (any Error)?)] {
+        try database.write { connection in
+            let started = ContinuousClock.now
+            var outcomes: [(OutboxJob, Outcome, (any Error)?)] = []
+            for seq in try outbox.due(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(), on: connection) {
+                guard ContinuousClock.now - started < budget else { break }
+                guard let job = try outbox.lease(seq, now: clock.nowMillis(), leaseMillis: configuration.leaseMillis, on: connection) else { continue }
+                if let outcome = try run(job, on: connection) { outcomes.append(outcome) }
+            }
+            return outcomes
+        }
+    }
+
+    /// PostgreSQL, workers on several servers: a READ COMMITTED transaction leases a batch with
+    /// `FOR UPDATE SKIP LOCKED` and commits, so workers take disjoint batches without waiting on
+    /// each other; then a SERIALIZABLE transaction runs them, as every domain write runs, each
+    /// job's completion fenced by its lease. Jobs the time budget leaves unstarted, and every
+    /// job of a run that fails as a whole, are given back at once rather than left leased.
+    /// A server that dies in between leaves its batch leased until the lease runs out.
+    private func runLeasedAhead() throws -> [(OutboxJob, Outcome, (any Error)?)] {
+        let jobs = try database.write(isolation: .readCommitted) { connection in
+            try outbox.leaseDue(lane: configuration.lane, limit: configuration.leaseBatch, now: clock.nowMillis(),
+                                leaseMillis: configuration.leaseMillis, on: connection)
+        }
+        guard !jobs.isEmpty else { return [] }
+        do {
+            // A serialization failure runs this closure again from the start, budget included.
+            return try database.write { connection in
+                let started = ContinuousClock.now
+                var outcomes: [(OutboxJob, Outcome, (any Error)?)] = []
+                for job in jobs {
+                    guard ContinuousClock.now - started < budget else {
+                        try outbox.release(job, on: connection)
+                        continue
+                    }
+                    if let outcome = try run(job, on: connection) { outcomes.append(outcome) }
+                }
+                return outcomes
+            }
+        } catch {
+            _ = try? database.write(isolation: .readCommitted) { connection in
+                for job in jobs { try outbox.release(job, on: connection) }
+            }
+            throw error
+        }
+    }
+
+    private var budget: Duration { .milliseconds(configuration.batchMillis) }
+
+    /// One job inside the batch's transaction: its work and its completion in one savepoint.
+    /// Nil when the job's lease was lost (another worker took it after it ran out): its work
+    /// is rolled back, since that worker does it. Throws only when the database itself fails
     /// (the savepoint or the bookkeeping) or the transaction conflicts with another, which
     /// rolls the whole batch back for a later try.
-    private func run(_ job: OutboxJob, on connection: any DatabaseConnection) throws -> (OutboxJob, Outcome, (any Error)?) {
+    private func run(_ job: OutboxJob, on connection: any DatabaseConnection) throws -> (OutboxJob, Outcome, (any Error)?)? {
         try connection.execute("SAVEPOINT outbox_job")
         do {
             guard let handler = handlers[job.kind] else { throw UnknownJobKind(kind: job.kind) }
             try handler(job, connection)
-            try outbox.complete(job.seq, now: clock.nowMillis(), on: connection)
-            try connection.execute("RELEASE outbox_job")
-            return (job, .done, nil)
         } catch let error as StorageError where error.isTransactionConflict {
             // A conflict with a concurrent writer (PostgreSQL) is not the job's failure: the
             // savepoint cannot absorb it, and the driver runs the whole batch again.
             throw error
         } catch {
             try connection.execute("ROLLBACK TO outbox_job")
-            try connection.execute("RELEASE outbox_job")
             let now = clock.nowMillis()
             // The error's type and description go to the row for an operator; handlers' errors
             // carry no secrets (they are about our own rows).
             let text = String(describing: error)
+            let recorded: Bool, outcome: Outcome
             switch configuration.retry.decide(attempts: job.attempts, now: now) {
             case .retry(let time):
-                try outbox.retry(job.seq, at: time, error: text, on: connection)
-                return (job, .retry, error)
+                (recorded, outcome) = (try outbox.settle(job, as: "pending", availableAt: time, error: text, now: now, on: connection), .retry)
             case .dead:
-                try outbox.bury(job.seq, now: now, error: text, on: connection)
-                return (job, .dead, error)
+                (recorded, outcome) = (try outbox.settle(job, as: "dead", error: text, now: now, on: connection), .dead)
             }
+            try connection.execute("RELEASE outbox_job")
+            return recorded ? (job, outcome, error) : nil
         }
+        guard try outbox.settle(job, as: "done", error: nil, now: clock.nowMillis(), on: connection) else {
+            try connection.execute("ROLLBACK TO outbox_job")
+            try connection.execute("RELEASE outbox_job")
+            return nil
+        }
+        try connection.execute("RELEASE outbox_job")
+        return (job, .done, nil)
     }
 }
 

@@ -27,7 +27,11 @@ public struct Migrator: Sendable {
         var appliedNow: [String] = []
         for migration in migrations where !done.contains(migration.name) {
             do {
-                let ran = try database.write { connection in
+                // READ COMMITTED: the re-read below must see a record committed while this
+                // transaction waited for the lock. In a serializable transaction the snapshot is
+                // taken by its first statement, the lock's, before the wait: a server that waited
+                // found nothing recorded and ran the change again ("relation already exists").
+                let ran = try database.write(isolation: .readCommitted) { connection in
                     // Several servers may start at once on one PostgreSQL: the first to take this
                     // lock (held until its transaction ends) applies the change, the others find
                     // it recorded. SQLite's single writer serialises this already.

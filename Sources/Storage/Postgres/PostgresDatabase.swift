@@ -9,7 +9,8 @@ import Foundation
 /// after another, as SQLite's single writer made them: a check-then-insert raced by another
 /// request fails with a serialization failure (40001) instead of a duplicate, and `write`
 /// runs the closure again, for up to `conflictRetryMillis`. Deadlocks (40P01) are retried the
-/// same way.
+/// same way. `write(isolation: .readCommitted)` is the outbox's and the migrator's exception
+/// (WriteIsolation says why).
 public final class PostgresDatabase: Database, @unchecked Sendable {
     // @unchecked: each connection is lent to one thread at a time by its pool, and every other
     // stored property is immutable.
@@ -81,7 +82,13 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
         }
     }
 
-    public func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+    /// `.readCommitted` writes (the outbox's leases) still retry deadlocks and sessions lost
+    /// before COMMIT; they cannot fail serialization.
+    public func write<T>(isolation: WriteIsolation, _ body: (any DatabaseConnection) throws -> T) throws -> T {
+        let begin = switch isolation {
+        case .serializable: "BEGIN ISOLATION LEVEL SERIALIZABLE"
+        case .readCommitted: "BEGIN ISOLATION LEVEL READ COMMITTED"
+        }
         let deadline = ContinuousClock.now + .milliseconds(configuration.conflictRetryMillis)
         var attempt = 0
         var lostSessions = 0
@@ -90,7 +97,7 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
             var commitSent = false
             do {
                 return try writerPool.withConnection(waitingAtMost: acquireTimeout) { connection in
-                    try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", commitSent: &commitSent, body)
+                    try transaction(on: connection, begin: begin, commitSent: &commitSent, body)
                 }
             } catch let error as StorageError where isRetryable(error, commitSent: commitSent) {
                 if error.isTransactionConflict {

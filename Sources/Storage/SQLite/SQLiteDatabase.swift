@@ -129,7 +129,8 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         }
     }
 
-    public func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
+    /// One writer: every write is serializable, so `isolation` changes nothing here.
+    public func write<T>(isolation: WriteIsolation, _ body: (any DatabaseConnection) throws -> T) throws -> T {
         writerLock.lock()
         defer { writerLock.unlock() }
         // IMMEDIATE takes the write lock up front, so another process makes us wait

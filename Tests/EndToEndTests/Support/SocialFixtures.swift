@@ -274,6 +274,11 @@ func assertActivity(_ activity: [String: Any]?, type: String, file: StaticString
 /// Runs `work` on `count` threads, each with its own connection (opened before the start), all
 /// released together; returns each thread's outcome string.
 func runConcurrently(port: Int, _ count: Int, _ work: @escaping @Sendable (Int, HTTPClient) -> String) -> [String] {
+    runConcurrently(ports: [port], count, work)
+}
+
+/// The same, thread `i` connected to `ports[i % ports.count]` (several servers on one database).
+func runConcurrently(ports: [Int], _ count: Int, _ work: @escaping @Sendable (Int, HTTPClient) -> String) -> [String] {
     let results = Locked([String?](repeating: nil, count: count))
     let ready = DispatchGroup()
     let done = DispatchGroup()
@@ -282,7 +287,7 @@ func runConcurrently(port: Int, _ count: Int, _ work: @escaping @Sendable (Int, 
         ready.enter()
         done.enter()
         Thread {
-            let client = HTTPClient(port: port, timeout: 30)
+            let client = HTTPClient(port: ports[index % ports.count], timeout: 30)
             _ = try? client.request("GET", "/healthz")  // Connect before the gate opens.
             ready.leave()
             gate.wait()

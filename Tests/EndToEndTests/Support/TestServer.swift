@@ -175,7 +175,10 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     private var pipes: [Pipe] = []
 
     /// Prepares a server (nothing runs yet): finds the binary and creates an empty data directory.
-    init(extraArguments: [String] = [], environment: [String: String] = [:], defaultFlags: Bool = true, binary: String? = nil) throws {
+    /// `sharing` puts the server on that PostgreSQL schema, whatever `TestDatabase` says: several
+    /// servers on one database (`MultiNodeTests`).
+    init(extraArguments: [String] = [], environment: [String: String] = [:], defaultFlags: Bool = true, binary: String? = nil,
+         sharing shared: TemporaryPostgres? = nil) throws {
         self.binary = try binary ?? TestServer.locateBinary()
         self.extraArguments = extraArguments
         self.environment = environment
@@ -184,7 +187,7 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
             .appendingPathComponent("pacenote-e2e-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         self.dataDir = dir
-        postgres = TestDatabase.isPostgres ? try TemporaryPostgres() : nil
+        postgres = try shared ?? (TestDatabase.isPostgres ? TemporaryPostgres() : nil)
     }
 
     /// The `--database` URL of this server's PostgreSQL schema; nil on SQLite.
