@@ -109,6 +109,23 @@ import Testing
         #expect(wantFirst[.user].alreadyPresent == 1 && wantFirst[.video].alreadyPresent == 1 && wantFirst[.activity].alreadyPresent == 1)
     }
 
+    /// PostgreSQL runs a write transaction again after a serialization failure or a lost
+    /// session: the import's transactions then write and report the same rows as run once.
+    @Test(arguments: DialectDatabase.dialects, [3, 1_000])
+    func transactionsRunTwiceWriteAndReportTheSame(dialect: SQLDialect, batchSize: Int) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parse-twice-\(UUID().uuidString)")
+        try CollidingExport.write(to: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reference = try DialectDatabase(.sqlite)
+        let want = try Self.runImport(reference.database, directory: directory)
+        let db = try DialectDatabase(dialect)
+        let twice = RunsEveryWriteTwice(db.database)
+        let report = try Self.runImport(twice, directory: directory, batchSize: batchSize)
+        #expect(twice.reruns > 10, "every transaction ran twice")
+        #expect(Self.reportLines(report) == Self.reportLines(want))
+        #expect(try Self.contents(db.database) == Self.contents(reference.database))
+    }
+
     /// The following pass of the timeline rebuild (temporary tables, cutoffs) and the home pass
     /// give the same timelines on both databases, in one transaction and in parts.
     @Test(.disabled(if: ParseImporterTests.fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
@@ -246,5 +263,34 @@ enum CollidingExport {
             installation("inst5", "tokx", user: "nrm3"),
             installation("inst1", "tok9", user: "nrm4"),
         ])
+    }
+}
+
+/// A database whose every write closure runs once, is rolled back, and runs again: what
+/// PostgreSQL does after a serialization failure.
+final class RunsEveryWriteTwice: Database, @unchecked Sendable {
+    // @unchecked: `reruns` is only touched by the one thread that imports.
+    private struct RolledBack: Error {}
+    private let inner: any Database
+    private(set) var reruns = 0
+
+    init(_ inner: any Database) { self.inner = inner }
+
+    var dialect: SQLDialect { inner.dialect }
+    var readerUsage: (inUse: Int, total: Int) { inner.readerUsage }
+    func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T { try inner.read(body) }
+    func ping() -> Bool { inner.ping() }
+    func close() { inner.close() }
+
+    func write<T>(isolation: WriteIsolation, _ body: (any DatabaseConnection) throws -> T) throws -> T {
+        do {
+            _ = try inner.write(isolation: isolation) { connection -> T in
+                _ = try body(connection)
+                throw RolledBack()
+            }
+        } catch is RolledBack {
+            reruns += 1
+        }
+        return try inner.write(isolation: isolation, body)
     }
 }
