@@ -16,9 +16,10 @@ import Storage
 /// Runs synchronously on the calling thread. Not Sendable: one import, one thread.
 public final class ParseImporter {
     public struct Options: Sendable {
-        /// Rows per write transaction. Every commit writes each page it dirtied to the WAL, and
-        /// random objectIds dirty most pages of the id index in each batch: fewer, larger
-        /// batches write those pages fewer times.
+        /// Rows per write transaction on SQLite. Every commit writes each page it dirtied to the
+        /// WAL, and random objectIds dirty most pages of the id index in each batch: fewer,
+        /// larger batches write those pages fewer times. On PostgreSQL a transaction is one
+        /// statement of at most `postgresRowsPerTransaction` rows (PostgresImportBackend).
         public var batchSize = 100_000
         /// A progress line every this many objects.
         public var progressInterval = 50_000
@@ -43,6 +44,9 @@ public final class ParseImporter {
         public var sortThreads = 2
         public init() {}
     }
+
+    /// The most rows a PostgreSQL import writes per transaction, whatever `batchSize` says.
+    public static var postgresRowsPerTransaction: Int { PostgresImportBackend.rowsPerStatement }
 
     private let database: any Database
     private let directory: String

@@ -17,7 +17,7 @@ enum ImportParseCommand {
             Running it twice adds nothing. Exit 0 when every file was read to its end.
             """,
         flags: CommonOptions.flags + [
-            .init("batch-size", "N", "objects written per transaction (\(ParseImporter.Options().batchSize))"),
+            .init("batch-size", "N", "objects written per transaction (\(ParseImporter.Options().batchSize); on PostgreSQL at most \(ParseImporter.postgresRowsPerTransaction))"),
             .init("following-depth", "N", "latest activities of each followed account copied into following feeds (\(ParseImporter.Options().followingDepth))"),
             .init("bcrypt-cost", "N", "the server's bcrypt cost: imported hashes costlier than max(12, N) are not kept (10)"),
         ]
