@@ -9,6 +9,9 @@
 # Usage: bench/run.sh [small|large|both] [runs=3] [seconds=10]
 #   BENCH_SCENARIOS="video-by-id news"   only these scenarios (default: all)
 #   BENCH_KEEP=1                         keep the temporary data directory and logs
+#   BENCH_BINARY=/path/to/pacenote       run that binary instead of building this checkout
+#   BENCH_SHAPE=social                   the social-shaped dataset (generate.py --shape social),
+#                                        reported as "<scale>-social"; default: the plain shape
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -26,7 +29,9 @@ esac
 all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix search search-light me me-during-search"
 scenarios=${BENCH_SCENARIOS:-$all_scenarios}
 for s in $scenarios; do [ -f "bench/scenarios/$s.lua" ] || die "unknown scenario '$s'"; done
-command_line="${BENCH_SCENARIOS:+BENCH_SCENARIOS=\"$BENCH_SCENARIOS\" }bench/run.sh $*"
+shape=${BENCH_SHAPE:-plain}
+case $shape in plain | social) ;; *) die "BENCH_SHAPE must be plain or social, not '$shape'" ;; esac
+command_line="${BENCH_BINARY:+BENCH_BINARY=$BENCH_BINARY }${BENCH_SHAPE:+BENCH_SHAPE=$BENCH_SHAPE }${BENCH_SCENARIOS:+BENCH_SCENARIOS=\"$BENCH_SCENARIOS\" }bench/run.sh $*"
 
 scripts/deps wrk nginx-light time
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
@@ -118,18 +123,21 @@ PY
 }
 echo "scale,scenario,run,backlog,drain_s,left" >"$results/outbox.csv"
 
-for scale in "${scales[@]}"; do
+for size in "${scales[@]}"; do
+    # The scale's name in results and reports: "large", or "large-social" for the social shape.
+    scale=$size
+    [ "$shape" = plain ] || scale=$size-$shape
     dataset=bench/data/$scale
     if [ ! -f "$dataset/Activity.json" ]; then
         note "generating the $scale dataset into $dataset"
         rm -rf "$dataset.tmp"
-        python3 bench/generate.py "$scale" "$dataset.tmp" || die "generate.py $scale failed"
+        python3 bench/generate.py "$size" "$dataset.tmp" --shape "$shape" || die "generate.py $size --shape $shape failed"
         rm -rf "$dataset" && mv "$dataset.tmp" "$dataset"
     fi
 
     data=$work/$scale
     note "importing $dataset (pacenote import-parse)"
-    /usr/bin/time -v .build/release/pacenote import-parse "$dataset" --data-dir "$data" \
+    /usr/bin/time -v "$PACENOTE_BIN" import-parse "$dataset" --data-dir "$data" \
         >"$work/import-$scale.log" 2>&1 || { tail -30 "$work/import-$scale.log" >&2; die "import-parse of $dataset failed"; }
     python3 - "$work/import-$scale.log" "$data/pacenote.sqlite" "$results/$scale-import.json" <<'PY'
 import json, os, re, sys
@@ -141,8 +149,11 @@ for part in clock.split(":"):
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
 db = sys.argv[2]
 size = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s))
-json.dump({"import_s": seconds, "import_peak_rss_kb": rss, "db_bytes": size}, open(sys.argv[3], "w"))
-print(f"bench: imported in {seconds:.1f} s, peak RSS {rss / 1024:.0f} MiB, database {size / 2**20:.0f} MiB", file=sys.stderr)
+home = re.findall(r"home_timeline: (\d+) rows", text)  # the rebuild's progress line
+json.dump({"import_s": seconds, "import_peak_rss_kb": rss, "db_bytes": size,
+           "home_rows": int(home[-1]) if home else None}, open(sys.argv[3], "w"))
+print(f"bench: imported in {seconds:.1f} s, peak RSS {rss / 1024:.0f} MiB, database {size / 2**20:.0f} MiB"
+      + (f", {int(home[-1]):,} home timeline rows" if home else ""), file=sys.stderr)
 PY
 
     port=$(free_port)
