@@ -13,14 +13,55 @@ struct FeedStore {
 
     /// Videos of the people the reader follows and their own, newest first. `selection`
     /// reads a video `v`.
-    func home<Item>(readerSeq: Int64, viewer: Viewer, after: SeqPosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, SeqPosition)] {
-        let position: SQL = after.map { "AND (t.created_at, t.video_seq) < (\($0.createdAt), \($0.seq))" } ?? ""
+    ///
+    /// Most come from the reader's `home_timeline` rows. The videos of hot accounts
+    /// (`Timelines`: very many followers) are not fanned out there; they are merged in here,
+    /// one keyset seek per hot account the reader follows, into `videos_owner_home`, which is
+    /// in the feed's order. SQLite merges the sorted arms lazily (`MERGE (UNION)`), so a page
+    /// reads about `limit` rows plus one per arm, at any depth. UNION drops a video found in
+    /// both: an account that turned hot keeps the rows fanned out before. The arms leave
+    /// hidden videos out; banned hot accounts are left out of the list of arms.
+    func home<Item>(reader: (seq: Int64, id: String), viewer: Viewer, after: SeqPosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, SeqPosition)] {
+        let timelinePosition: SQL = after.map { "AND (t.created_at, t.video_seq) < (\($0.createdAt), \($0.seq))" } ?? ""
+        let hot = try hotFollowees(readerID: reader.id, viewer: viewer, on: connection)
+        if hot.isEmpty {
+            return try connection.fetchAll("""
+                SELECT t.created_at, t.video_seq, \(selection.columns)
+                FROM home_timeline t JOIN videos v ON v.seq = t.video_seq \(selection.joins)
+                WHERE t.user_seq = \(reader.seq) \(timelinePosition) AND \(viewer.visibilityFilter())
+                ORDER BY t.created_at DESC, t.video_seq DESC LIMIT \(limit)
+                """, reading: Self.positioned(selection))
+        }
+        let videoPosition: SQL = after.map { "AND (v.created_at, v.seq) < (\($0.createdAt), \($0.seq))" } ?? ""
+        // The reader is never a hot arm's owner (nobody follows themselves), so the
+        // visibility filter comes down to `hidden` there.
+        let shown: SQL = viewer.canModerate ? "" : "AND v.hidden = FALSE"
+        var arms: [SQL] = ["""
+            SELECT t.created_at, t.video_seq FROM home_timeline t JOIN videos v ON v.seq = t.video_seq
+            WHERE t.user_seq = \(reader.seq) \(timelinePosition) AND \(viewer.visibilityFilter())
+            """]
+        arms += hot.map { "SELECT v.created_at, v.seq FROM videos v WHERE v.owner_id = \($0) \(videoPosition) \(shown)" }
+        if connection.dialect == .postgres {
+            // PostgreSQL reads each arm whole unless told to stop: bound each one to a page.
+            arms = arms.map { "(\($0) ORDER BY 1 DESC, 2 DESC LIMIT \(limit))" }
+        }
         return try connection.fetchAll("""
-            SELECT t.created_at, t.video_seq, \(selection.columns)
-            FROM home_timeline t JOIN videos v ON v.seq = t.video_seq \(selection.joins)
-            WHERE t.user_seq = \(readerSeq) \(position) AND \(viewer.visibilityFilter())
-            ORDER BY t.created_at DESC, t.video_seq DESC LIMIT \(limit)
+            SELECT m.created_at, m.video_seq, \(selection.columns)
+            FROM (\(SQL.joined(arms, separator: " UNION ")) ORDER BY 1 DESC, 2 DESC LIMIT \(limit)) m
+            JOIN videos v ON v.seq = m.video_seq \(selection.joins)
+            ORDER BY m.created_at DESC, m.video_seq DESC
             """, reading: Self.positioned(selection))
+    }
+
+    /// The hot accounts the reader follows (a probe per hot account, a few dozen at most);
+    /// banned ones only for viewers who moderate, as everywhere.
+    private func hotFollowees(readerID: String, viewer: Viewer, on connection: any DatabaseConnection) throws -> [String] {
+        let standing: SQL = viewer.canModerate ? "" : "WHERE h.user_id NOT IN (\(Viewer.bannedUserIDs))"
+        return try connection.fetchAll("""
+            SELECT h.user_id FROM feed_hot_accounts h
+            JOIN activities f ON f.from_user_id = \(readerID) AND f.to_user_id = h.user_id AND f.type = 4
+            \(standing)
+            """).map { try $0.decode(at: 0, as: String.self) }
     }
 
     /// Likes, comments and follows of the people the reader follows, newest first; those

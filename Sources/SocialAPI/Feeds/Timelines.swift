@@ -22,6 +22,22 @@ import Storage
 ///
 /// Jobs re-check the follow at run time, so an unfollow in between wins; a job for an
 /// activity deleted in between finds nothing to copy.
+///
+/// Hot accounts bound the home timelines (issue 15): an account with `hotFollowers` or more
+/// followers is hot, and its videos are not fanned out (not by a new video, its jobs, a new
+/// follow's backfill, nor `TimelineRebuild`); `FeedStore.home` merges them in at read time.
+/// Without it the rows grew as followers times videos: 68 million on the social-shaped
+/// benchmark, where 50 accounts held 91% of them. The rule:
+/// - An account is marked hot (`feed_hot_accounts`) when a video of it is created, someone
+///   follows it, or a fan-out or backfill job of it runs, while its `followers_count` has
+///   reached the threshold; migration 0009 and every rebuild mark those above it too.
+/// - Hot is sticky: an account that loses followers stays hot. Marking is safe at any moment,
+///   because the read merges every video of a hot account the reader follows and drops
+///   duplicates, so the rows fanned out before it turned hot may stay (an unfollow or a
+///   deletion still removes them, as before). Unmarking would need every follower's home
+///   backfilled at once, which is what a rebuild is; it does not unmark either.
+/// - Follows, unfollows, hiding and bans need nothing more: the read looks up which hot
+///   accounts the reader follows now, and filters them as any video.
 struct Timelines: Sendable {
     struct Configuration: Sendable {
         /// Followers whose home gets a new video inside the write; the rest go to the outbox.
@@ -31,6 +47,9 @@ struct Timelines: Sendable {
         /// How many of a followed user's recent activities a new follow copies into the
         /// follower's following feed (the import keeps the same depth).
         var followingDepth = Timelines.followingDepth
+        /// Followers from which an account is hot: its videos are merged into its followers'
+        /// home feeds at read time instead of fanned out.
+        var hotFollowers = TimelineRebuild.defaultHotFollowers
     }
 
     /// How far back a following feed reaches at a follow or an import: 200 activities, ten
@@ -60,7 +79,9 @@ struct Timelines: Sendable {
 
     /// Copies a video into the home of its owner's followers whose follow comes after
     /// `afterFollow` (an activity seq), `limit` of them; enqueues the rest.
+    /// Nothing for a hot owner (a job started before the owner turned hot stops there).
     func fanOutVideo(videoID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
+        guard try !isHot("(SELECT owner_id FROM videos WHERE id = \(videoID))", on: connection) else { return }
         try fanOut(author: "(SELECT owner_id FROM videos WHERE id = \(videoID))", afterFollow: afterFollow, limit: limit, on: connection) { last in
             try connection.execute("""
                 INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
@@ -135,9 +156,11 @@ struct Timelines: Sendable {
     }
 
     /// Copies the target's videos created before `before` (newest first, `limit` of them)
-    /// into the follower's home, if the follow still stands; enqueues the rest.
+    /// into the follower's home, if the follow still stands; enqueues the rest. Nothing for a
+    /// hot target: the home feed reads its videos where they are.
     func backfillHome(followerID: String, targetID: String, before: (createdAt: Int64, seq: Int64)?, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
-        guard try connection.fetchOne("SELECT 1 FROM activities WHERE type = 4 AND from_user_id = \(followerID) AND to_user_id = \(targetID)") != nil else { return }
+        guard try connection.fetchOne("SELECT 1 FROM activities WHERE type = 4 AND from_user_id = \(followerID) AND to_user_id = \(targetID)") != nil,
+              try !isHot("\(targetID)", on: connection) else { return }
         let position: SQL = before.map { "AND (v.created_at, v.seq) < (\($0.createdAt), \($0.seq))" } ?? ""
         let videos = try connection.fetchAll("""
             SELECT v.created_at, v.seq FROM videos v WHERE v.owner_id = \(targetID) \(position)
@@ -252,6 +275,17 @@ struct Timelines: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Whether the user `user` (a SQL expression with its own binds) is hot, marking them
+    /// first when their followers have reached `hotFollowers` (sticky: see the type).
+    private func isHot(_ user: SQL, on connection: any DatabaseConnection) throws -> Bool {
+        try connection.execute("""
+            INSERT INTO feed_hot_accounts (user_id)
+            SELECT id FROM users WHERE id = \(user) AND followers_count >= \(configuration.hotFollowers)
+            ON CONFLICT DO NOTHING
+            """)
+        return try connection.fetchOne("SELECT 1 FROM feed_hot_accounts WHERE user_id = \(user)") != nil
+    }
 
     /// Whether the user `user` (a SQL expression with its own binds) has followers whose follow comes after `follow`.
     private func hasFollowers(of user: SQL, after follow: Int64, on connection: any DatabaseConnection) throws -> Bool {
