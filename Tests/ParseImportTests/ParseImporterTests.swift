@@ -237,8 +237,20 @@ struct ExpectedImport {
                 let seq = try c.fetchValue("SELECT seq FROM users WHERE id = \(user)", as: Int64.self) ?? -1
                 let stored = try c.fetchAll("SELECT v.id FROM home_timeline h JOIN videos v ON v.seq = h.video_seq WHERE h.user_seq = \(seq)")
                     .map { try $0.decode(at: 0, as: String.self) }
-                let read = try FeedStore().home(reader: (seq, user), viewer: Viewer(userID: user, canModerate: true), after: nil,
+                let read = try FeedStore().home(readerSeq: seq, viewer: Viewer(userID: user, canModerate: true), after: nil,
                                                 limit: 1_000, selecting: ids, on: c).map(\.0)
+                // One statement per hot account (as for a reader following more than SQLite
+                // merges in one), pages of 2 walked to the end: the same feed.
+                var walked: [String] = []
+                var after: FeedStore.SeqPosition?
+                while true {
+                    let page = try FeedStore().home(readerSeq: seq, viewer: Viewer(userID: user, canModerate: true), after: after,
+                                                    limit: 2, selecting: ids, hotArmsPerStatement: 1, on: c)
+                    walked += page.map(\.0)
+                    guard page.count == 2, let last = page.last else { break }
+                    after = last.1
+                }
+                #expect(walked == read, "the home feed of \(user) in pages of 2, one statement per hot account")
                 return (stored, read)
             }
             let fannedOut = want.filter { expected.videos[$0] == user || !hot.contains(expected.videos[$0] ?? "") }

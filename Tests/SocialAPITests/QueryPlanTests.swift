@@ -99,14 +99,16 @@ final class QueryPlanTests: XCTestCase {
                 """)
             try c.execute("INSERT INTO activities (id, type, from_user_id, to_user_id, created_at) VALUES ('f', 4, 'u', 'h', 0)")
             try c.execute("INSERT INTO feed_hot_accounts (user_id) VALUES ('h')")
+            try c.execute("INSERT INTO feed_hot_follows (user_seq, owner_id) VALUES (1, 'h')")
         }
         let reader = Accounts.Identity(userID: "u", userSeq: 1, role: .user, sessionKey: "k")
         for after in [nil, (createdAt: Int64(1), seq: Int64(1))] {
             let plans = try plans { c in
-                _ = try FeedStore().home(reader: (1, "u"), viewer: Presenter(reader, c).viewer, after: after, limit: 20,
+                _ = try FeedStore().home(readerSeq: 1, viewer: Presenter(reader, c).viewer, after: after, limit: 20,
                                          selecting: Presenter.videoSelection(for: reader), on: c)
             }
             XCTAssertEqual(plans.count, 2, "the hot accounts followed, then the page")
+            XCTAssertTrue(plans[0].contains("SEARCH h USING PRIMARY KEY (user_seq=?)"), plans[0])
             let page = plans.last ?? ""
             XCTAssertTrue(page.contains("MERGE (UNION)"), page)
             XCTAssertTrue(page.contains("SEARCH t USING PRIMARY KEY (user_seq=?"), page)

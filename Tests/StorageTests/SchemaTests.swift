@@ -120,6 +120,9 @@ final class SchemaTests: XCTestCase {
             let rows = try c.fetchAll("SELECT user_seq, video_seq FROM home_timeline ORDER BY user_seq, video_seq")
                 .map { "\(try $0.decode(at: 0, as: Int.self)):\(try $0.decode(at: 1, as: Int.self))" }
             XCTAssertEqual(rows, ["1:1", "2:2", "3:2"], "the hot owner's own row and the other account's whole fan-out stay")
+            let hotFollows = try c.fetchAll("SELECT owner_id, COUNT(*), MIN(user_seq), MAX(user_seq) FROM feed_hot_follows GROUP BY owner_id")
+                .map { "\(try $0.decode(at: 0, as: String.self)) \(try $0.decode(at: 1, as: Int.self)) \(try $0.decode(at: 2, as: Int.self))-\(try $0.decode(at: 3, as: Int.self))" }
+            XCTAssertEqual(hotFollows, ["u0 1000 2-1001"], "each follower of the hot account is listed (by seq)")
             let indexes = try c.fetchAll("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('home_timeline_owner', 'videos_owner_home')")
             XCTAssertEqual(indexes.count, 2)
             XCTAssertTrue(try c.fetchAll("PRAGMA foreign_key_check").isEmpty)

@@ -6,12 +6,28 @@ CREATE TABLE feed_hot_accounts (
     user_id  TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE
 );
 
+-- Who follows which hot account, by reader: the home feed's one range scan for its arms.
+CREATE TABLE feed_hot_follows (
+    user_seq  BIGINT NOT NULL,   -- the reader
+    owner_id  TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    PRIMARY KEY (user_seq, owner_id)
+);
+
+CREATE INDEX feed_hot_follows_owner ON feed_hot_follows (owner_id);
+
 -- The read-time merge: one account's videos in the home feed's order, (created_at, seq);
 -- `hidden` makes it covering.
 CREATE INDEX videos_owner_home ON videos (owner_id, created_at, seq, hidden);
 
 INSERT INTO feed_hot_accounts (user_id)
 SELECT id FROM users WHERE followers_count >= 1000
+ON CONFLICT DO NOTHING;
+
+INSERT INTO feed_hot_follows (user_seq, owner_id)
+SELECT r.seq, f.to_user_id FROM feed_hot_accounts h
+JOIN activities f ON f.to_user_id = h.user_id AND f.type = 4
+JOIN users r ON r.id = f.from_user_id
+WHERE TRUE
 ON CONFLICT DO NOTHING;
 
 -- The hot accounts' videos leave their followers' homes (each keeps its own). PostgreSQL

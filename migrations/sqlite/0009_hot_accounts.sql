@@ -13,6 +13,20 @@ CREATE TABLE feed_hot_accounts (
     user_id  TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE
 ) STRICT, WITHOUT ROWID;
 
+-- Who follows which hot account, by reader: the home feed's one range scan for its arms.
+-- Looking the hot accounts up through the reader's follows cost a probe per account they
+-- follow (173 µs for a reader following 650); this is one probe per hot account followed.
+-- Kept with the follows: a follow of a hot account adds its row, an unfollow removes it, an
+-- account turning hot adds a row per follower (once), a deleted reader's rows go with its
+-- feeds and a deleted hot account's by the cascade (hence the index on owner_id).
+CREATE TABLE feed_hot_follows (
+    user_seq  INTEGER NOT NULL,   -- the reader
+    owner_id  TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    PRIMARY KEY (user_seq, owner_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX feed_hot_follows_owner ON feed_hot_follows (owner_id);
+
 -- The read-time merge: one account's videos in the home feed's order, (created_at, seq),
 -- so each seek reads exactly the rows it returns; `hidden` makes it covering (the banned
 -- check is made once per hot account, not per video).
@@ -20,6 +34,13 @@ CREATE INDEX videos_owner_home ON videos (owner_id, created_at, seq, hidden);
 
 INSERT INTO feed_hot_accounts (user_id)
 SELECT id FROM users WHERE followers_count >= 1000
+ON CONFLICT DO NOTHING;
+
+INSERT INTO feed_hot_follows (user_seq, owner_id)
+SELECT r.seq, f.to_user_id FROM feed_hot_accounts h
+JOIN activities f ON f.to_user_id = h.user_id AND f.type = 4
+JOIN users r ON r.id = f.from_user_id
+WHERE TRUE
 ON CONFLICT DO NOTHING;
 
 -- The hot accounts' videos leave their followers' homes (each keeps its own). Copying the

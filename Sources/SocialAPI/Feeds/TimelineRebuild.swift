@@ -140,14 +140,23 @@ public enum TimelineRebuild {
     /// same: a reader's own videos, and the videos of everyone they follow (follows are
     /// activities of type 4: from_user_id follows to_user_id).
     /// Marks the accounts with `followers` or more followers hot (`Timelines`), before the
-    /// homes are filled without their videos; never unmarks (hot is sticky).
+    /// homes are filled without their videos, and lists who follows them; never unmarks (hot
+    /// is sticky).
     private static func markHot(followers: Int, on connection: any DatabaseConnection, progress: (String) -> Void) throws {
         let marked = try connection.execute("""
             INSERT INTO feed_hot_accounts (user_id)
             SELECT id FROM users WHERE followers_count >= \(followers)
             ON CONFLICT DO NOTHING
             """)
-        progress("feed_hot_accounts: \(marked) accounts with \(followers) followers or more marked hot")
+        try connection.execute("DELETE FROM feed_hot_follows")
+        let follows = try connection.execute("""
+            INSERT INTO feed_hot_follows (user_seq, owner_id)
+            SELECT r.seq, f.to_user_id FROM feed_hot_accounts h
+            JOIN activities f ON f.to_user_id = h.user_id AND f.type = 4
+            JOIN users r ON r.id = f.from_user_id
+            ORDER BY r.seq, f.to_user_id
+            """)
+        progress("feed_hot_accounts: \(marked) more accounts with \(followers) followers or more marked hot; \(follows) follows of hot accounts")
     }
 
     /// The home rows of a range of readers: their own videos, and those of the people they

@@ -36,8 +36,10 @@ import Storage
 ///   duplicates, so the rows fanned out before it turned hot may stay (an unfollow or a
 ///   deletion still removes them, as before). Unmarking would need every follower's home
 ///   backfilled at once, which is what a rebuild is; it does not unmark either.
-/// - Follows, unfollows, hiding and bans need nothing more: the read looks up which hot
-///   accounts the reader follows now, and filters them as any video.
+/// - `feed_hot_follows` lists, per reader, the hot accounts they follow (the read's arms):
+///   marking adds every current follower, a follow of a hot account adds one row, an unfollow
+///   or a deleted account removes theirs. Hiding and bans need nothing: the read filters the
+///   arms' videos as any video, and leaves banned hot accounts out.
 struct Timelines: Sendable {
     struct Configuration: Sendable {
         /// Followers whose home gets a new video inside the write; the rest go to the outbox.
@@ -81,8 +83,9 @@ struct Timelines: Sendable {
     /// `afterFollow` (an activity seq), `limit` of them; enqueues the rest.
     /// Nothing for a hot owner (a job started before the owner turned hot stops there).
     func fanOutVideo(videoID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
-        guard try !isHot("(SELECT owner_id FROM videos WHERE id = \(videoID))", on: connection) else { return }
-        try fanOut(author: "(SELECT owner_id FROM videos WHERE id = \(videoID))", afterFollow: afterFollow, limit: limit, on: connection) { last in
+        let owner: SQL = "(SELECT owner_id FROM videos WHERE id = \(videoID))"
+        guard try !isHot(owner, on: connection) else { return }
+        try fanOut(author: owner, afterFollow: afterFollow, limit: limit, on: connection) { last in
             try connection.execute("""
                 INSERT OR IGNORE INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
                 SELECT r.seq, v.created_at, v.seq, o.seq
@@ -143,8 +146,16 @@ struct Timelines: Sendable {
     /// A new follow: the followed user's videos into the follower's home (the newest
     /// `syncLimit` now, older ones through the outbox), and their recent activities into
     /// the follower's following feed.
+    /// A hot target's videos are not copied: the follow is listed in `feed_hot_follows`.
     func followed(followerID: String, targetID: String, now: Int64, on connection: any DatabaseConnection) throws {
-        try backfillHome(followerID: followerID, targetID: targetID, before: nil, limit: configuration.syncLimit, now: now, on: connection)
+        if try isHot("\(targetID)", on: connection) {
+            try connection.execute("""
+                INSERT INTO feed_hot_follows (user_seq, owner_id) SELECT seq, \(targetID) FROM users WHERE id = \(followerID)
+                ON CONFLICT DO NOTHING
+                """)
+        } else {
+            try backfillHome(followerID: followerID, targetID: targetID, before: nil, limit: configuration.syncLimit, now: now, on: connection)
+        }
         try connection.execute("""
             INSERT OR IGNORE INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
             SELECT r.seq, a.created_at, a.seq, t.seq
@@ -187,6 +198,7 @@ struct Timelines: Sendable {
         guard let follower = try seq(ofUser: followerID, on: connection), let target = try seq(ofUser: targetID, on: connection) else { return }
         try connection.execute("DELETE FROM home_timeline WHERE user_seq = \(follower) AND owner_seq = \(target)")
         try connection.execute("DELETE FROM following_timeline WHERE user_seq = \(follower) AND actor_seq = \(target)")
+        try connection.execute("DELETE FROM feed_hot_follows WHERE user_seq = \(follower) AND owner_id = \(targetID)")
     }
 
     /// An activity about to be deleted: the outbox removes its rows (the feed query's join
@@ -242,6 +254,7 @@ struct Timelines: Sendable {
         guard let reader = try seq(ofUser: userID, on: connection) else { return }
         try connection.execute("DELETE FROM home_timeline WHERE user_seq = \(reader)")
         try connection.execute("DELETE FROM following_timeline WHERE user_seq = \(reader)")
+        try connection.execute("DELETE FROM feed_hot_follows WHERE user_seq = \(reader)")
     }
 
     // MARK: Outbox jobs
@@ -277,13 +290,23 @@ struct Timelines: Sendable {
     // MARK: Helpers
 
     /// Whether the user `user` (a SQL expression with its own binds) is hot, marking them
-    /// first when their followers have reached `hotFollowers` (sticky: see the type).
+    /// first when their followers have reached `hotFollowers` (sticky: see the type). Marking
+    /// lists every current follower in `feed_hot_follows`, once per account.
     private func isHot(_ user: SQL, on connection: any DatabaseConnection) throws -> Bool {
-        try connection.execute("""
+        let marked = try connection.execute("""
             INSERT INTO feed_hot_accounts (user_id)
             SELECT id FROM users WHERE id = \(user) AND followers_count >= \(configuration.hotFollowers)
             ON CONFLICT DO NOTHING
             """)
+        if marked > 0 {
+            try connection.execute("""
+                INSERT INTO feed_hot_follows (user_seq, owner_id)
+                SELECT r.seq, f.to_user_id FROM activities f JOIN users r ON r.id = f.from_user_id
+                WHERE f.type = 4 AND f.to_user_id = \(user)
+                ON CONFLICT DO NOTHING
+                """)
+            return true
+        }
         return try connection.fetchOne("SELECT 1 FROM feed_hot_accounts WHERE user_id = \(user)") != nil
     }
 

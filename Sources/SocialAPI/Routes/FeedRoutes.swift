@@ -19,7 +19,7 @@ struct FeedRoutes {
         let me = try context.caller()
         return try lists.respond(request, scope: "feed-home|\(me.userID)",
             fetch: { after, limit, connection in
-                try FeedStore().home(reader: (me.userSeq, me.userID), viewer: Viewer(me), after: try Positions.seq(after), limit: limit,
+                try FeedStore().home(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(after), limit: limit,
                                      selecting: Presenter.videoSelection(for: me), on: connection)
             },
             position: { Positions.seq($0.1.createdAt, $0.1.seq) },
