@@ -5,7 +5,8 @@ import VideoRegistry
 /// reader, so a page costs the same at any depth and for any number of people followed.
 ///
 /// Each takes the `Selection` its items are read with (`Presenter`'s), so a page is one
-/// statement; the feed's own position columns come first in each row.
+/// statement (two for a home feed that merges hot accounts: see `home`); the feed's own
+/// position columns come first in each row.
 struct FeedStore {
     /// `(createdAt, seq)`: the home and following timelines' order.
     typealias SeqPosition = (createdAt: Int64, seq: Int64)
@@ -24,19 +25,17 @@ struct FeedStore {
     func home<Item>(readerSeq: Int64, viewer: Viewer, after: SeqPosition?, limit: Int, selecting selection: Selection<Item>,
                     hotArmsPerStatement: Int = FeedStore.hotArmsPerStatement, on connection: any DatabaseConnection) throws -> [(Item, SeqPosition)] {
         let timelinePosition: SQL = after.map { "AND (t.created_at, t.video_seq) < (\($0.createdAt), \($0.seq))" } ?? ""
-        let timeline: SQL = """
-            SELECT t.created_at, t.video_seq FROM home_timeline t JOIN videos v ON v.seq = t.video_seq
-            WHERE t.user_seq = \(readerSeq) \(timelinePosition) AND \(viewer.visibilityFilter())
-            """
+        let timelineRows: SQL = "t.user_seq = \(readerSeq) \(timelinePosition) AND \(viewer.visibilityFilter())"
         let hot = try hotFollowees(readerSeq: readerSeq, viewer: viewer, on: connection)
         if hot.isEmpty {
             return try connection.fetchAll("""
                 SELECT t.created_at, t.video_seq, \(selection.columns)
                 FROM home_timeline t JOIN videos v ON v.seq = t.video_seq \(selection.joins)
-                WHERE t.user_seq = \(readerSeq) \(timelinePosition) AND \(viewer.visibilityFilter())
+                WHERE \(timelineRows)
                 ORDER BY t.created_at DESC, t.video_seq DESC LIMIT \(limit)
                 """, reading: Self.positioned(selection))
         }
+        let timeline: SQL = "SELECT t.created_at, t.video_seq FROM home_timeline t JOIN videos v ON v.seq = t.video_seq WHERE \(timelineRows)"
         let videoPosition: SQL = after.map { "AND (v.created_at, v.seq) < (\($0.createdAt), \($0.seq))" } ?? ""
         // The reader is never a hot arm's owner (nobody follows themselves), so the
         // visibility filter comes down to `hidden` there.
