@@ -12,7 +12,7 @@ final class FeedHotAccountTests: ServerTestCase {
     /// follower it was fanned out to.
     private func storedHomeRows(_ video: String) throws -> Int {
         try server.withDatabase {
-            try $0.int("SELECT COUNT(*) FROM home_timeline t JOIN videos v ON v.seq = t.video_seq WHERE v.id = ?", [video])
+            try $0.int("SELECT COUNT(*) FROM home_timeline t JOIN videos v ON v.seq = t.video_seq WHERE v.id = \(video)")
         }
     }
 

@@ -85,15 +85,18 @@ final class SchemaTests: XCTestCase {
     /// rows; an account below the threshold keeps its fan-out).
     func testHotAccountsUpgradeAnExistingDatabase() throws {
         let temp = try TemporaryDatabase()
-        let before = Array(Schema.sqlite.prefix { $0.name != "0009_hot_accounts" })
+        let migrations = Schema.migrations(for: temp.database.dialect)
+        let before = Array(migrations.prefix { $0.name != "0009_hot_accounts" })
         XCTAssertEqual(before.count, 8)
         try Migrator(migrations: before).migrate(temp.database, now: 0)
+        // PostgreSQL's seq columns are GENERATED ALWAYS: given values must say so.
+        let given: SQL = temp.database.dialect == .postgres ? "OVERRIDING SYSTEM VALUE" : ""
         try temp.database.write { c in
             // u0 has 1,000 followers (u1...u1000), u1 has one (u2); each posted a video.
             try c.execute("""
                 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
                 INSERT INTO users (seq, id, username, username_key, email, email_key, display_name, password_hash,
-                                   followers_count, created_at, updated_at)
+                                   followers_count, created_at, updated_at) \(given)
                 SELECT i + 1, 'u' || i, 'u' || i, 'u' || i, 'u' || i || '@example.com', 'u' || i || '@example.com', 'U', 'x',
                        CASE i WHEN 0 THEN 1000 WHEN 1 THEN 1 ELSE 0 END, 0, 0 FROM n
                 """)
@@ -104,7 +107,7 @@ final class SchemaTests: XCTestCase {
             try c.execute("INSERT INTO activities (id, type, from_user_id, to_user_id, created_at) VALUES ('g', 4, 'u2', 'u1', 1)")
             try c.execute("INSERT INTO rallies (id, name, country, start_date, end_date, created_at, updated_at) VALUES ('r1', 'Rally', 'Monaco', 0, 0, 0, 0)")
             try c.execute("""
-                INSERT INTO videos (seq, id, youtube_id, title, rally_id, day, owner_id, created_at, updated_at)
+                INSERT INTO videos (seq, id, youtube_id, title, rally_id, day, owner_id, created_at, updated_at) \(given)
                 VALUES (1, 'v0', 'aaaaaaaaaaa', 'Hot', 'r1', 1, 'u0', 10, 10), (2, 'v1', 'bbbbbbbbbbb', 'Not hot', 'r1', 1, 'u1', 11, 11)
                 """)
             // The fan-out as 0008 left it: every owner's own row, and a row per follower.
@@ -114,7 +117,7 @@ final class SchemaTests: XCTestCase {
                 UNION ALL SELECT 2, 11, 2, 2 UNION ALL SELECT 3, 11, 2, 2
                 """)
         }
-        XCTAssertEqual(try Migrator(migrations: Schema.sqlite).migrate(temp.database, now: 1), ["0009_hot_accounts"])
+        XCTAssertEqual(try Migrator(migrations: migrations).migrate(temp.database, now: 1), migrations.dropFirst(8).map(\.name))
         try temp.database.read { c in
             XCTAssertEqual(try c.fetchAll("SELECT user_id FROM feed_hot_accounts").map { try $0.decode(at: 0, as: String.self) }, ["u0"])
             let rows = try c.fetchAll("SELECT user_seq, video_seq FROM home_timeline ORDER BY user_seq, video_seq")
@@ -123,9 +126,11 @@ final class SchemaTests: XCTestCase {
             let hotFollows = try c.fetchAll("SELECT owner_id, COUNT(*), MIN(user_seq), MAX(user_seq) FROM feed_hot_follows GROUP BY owner_id")
                 .map { "\(try $0.decode(at: 0, as: String.self)) \(try $0.decode(at: 1, as: Int.self)) \(try $0.decode(at: 2, as: Int.self))-\(try $0.decode(at: 3, as: Int.self))" }
             XCTAssertEqual(hotFollows, ["u0 1000 2-1001"], "each follower of the hot account is listed (by seq)")
-            let indexes = try c.fetchAll("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('home_timeline_owner', 'videos_owner_home')")
-            XCTAssertEqual(indexes.count, 2)
-            XCTAssertTrue(try c.fetchAll("PRAGMA foreign_key_check").isEmpty)
+            let catalog: SQL = c.dialect == .postgres
+                ? "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname IN ('home_timeline_owner', 'videos_owner_home')"
+                : "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('home_timeline_owner', 'videos_owner_home')"
+            XCTAssertEqual(try c.fetchAll(catalog).count, 2)
+            if c.dialect == .sqlite { XCTAssertTrue(try c.fetchAll("PRAGMA foreign_key_check").isEmpty) }  // PostgreSQL checks its keys on every write
         }
         // The table still works as the old one did: its key refuses a duplicate.
         XCTAssertThrowsError(try temp.database.write { c in
