@@ -3,7 +3,16 @@
 reads (see ../shared/fixtures/parse-export-tiny/): `_User.json`, `Rallye.json`,
 `Video.json` and `Activity.json`, each `{"results": [...]}`.
 
-Usage: bench/generate.py small|large OUTDIR [--seed N] [--today YYYY-MM-DD]
+Usage: bench/generate.py small|large OUTDIR [--shape plain|social] [--seed N] [--today YYYY-MM-DD]
+
+Two shapes of the follow graph and of who posts (`--shape`):
+- plain (the default, the shape of every figure before issue 15): followers drawn by a power
+  law of exponent 0.72 over a popularity ranking, video owners by one of 0.5;
+- social, shaped like real social graphs: whom people follow is Zipf 1.0 mixed with 20%
+  uniform draws, who posts is Zipf 0.8 mixed with 50% uniform draws, over the same ranking,
+  so the most followed also post most (large: the top account has ~14,300 of 20,000 users
+  as followers, and the home timelines of everyone hold ~69 million rows when every video
+  is fanned out to every follower).
 
 Streaming: objects are written one by one; only a few flat arrays (ids of users and
 videos, video owners, creation times and counters) are kept in memory, so the large
@@ -40,6 +49,15 @@ FOLLOW_SKEW = 0.72   # large: top accounts get ~9,000, ~5,500, ~4,000... followe
 OWNER_SKEW = 0.5     # "Zipf-light": the top owner has ~1/300 of all videos
 VIDEO_SKEW = 0.6     # likes and comments favour some videos
 FOLLOWING_SPREAD = 1.2  # sigma of the log-normal number of accounts each user follows
+
+# --shape: (exponent, share of uniform draws) for whom people follow and for who posts, and
+# the sigma of the number of accounts each user follows. The social shape's 1.0 (fewer users
+# following only one or two accounts) puts ~14,300 of 20,000 users among the top account's
+# followers at the large scale, issue 15's figure.
+SHAPES = {
+    "plain": dict(follow=(FOLLOW_SKEW, 0.0), owner=(OWNER_SKEW, 0.0), spread=FOLLOWING_SPREAD),
+    "social": dict(follow=(1.0, 0.2), owner=(0.8, 0.5), spread=1.0),
+}
 
 RALLIES = [  # (name, country), in calendar order, WRC-like
     ("Rallye Automobile Monte-Carlo", "Monaco"),
@@ -146,6 +164,17 @@ def zipf_cum_weights(n, s):
     return cum
 
 
+def ranked_picker(rng, n, skew, uniform):
+    """A function drawing ranks in [0, n): Zipf of exponent `skew`, except a `uniform` share
+    of the draws, which are uniform. With no uniform share it consumes the random stream
+    exactly as the plain shape always did, so plain datasets stay identical."""
+    cum = zipf_cum_weights(n, skew)
+    total = cum[-1]
+    if uniform == 0.0:
+        return lambda: bisect.bisect(cum, rng.random() * total)
+    return lambda: rng.randrange(n) if rng.random() < uniform else bisect.bisect(cum, rng.random() * total)
+
+
 def split_total(rng, n, total, sigma, cap):
     """n non-negative counts summing to total, log-normally spread (a heavy tail), each <= cap."""
     raw = [rng.lognormvariate(0.0, sigma) for _ in range(n)]
@@ -191,11 +220,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scale", choices=sorted(SCALES))
     ap.add_argument("outdir")
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="plain",
+                    help="plain (default): the graph of the earlier figures; social: Zipf 1.0/0.8 mixed with uniform")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--today", type=dt.date.fromisoformat, default=dt.datetime.now(dt.timezone.utc).date(),
                     help="the date the rally statuses are arranged around (default: today, UTC)")
     args = ap.parse_args()
     cfg = SCALES[args.scale]
+    shape = SHAPES[args.shape]
     n_users, n_videos = cfg["users"], cfg["videos"]
     started = time.monotonic()
     os.makedirs(args.outdir, exist_ok=True)
@@ -259,14 +291,14 @@ def main():
                   for d in range(1, r[2] + 1) if r[1] + dt.timedelta(days=d - 1) <= today]
     popularity = list(range(n_users))  # rank -> user index
     rng.shuffle(popularity)
-    owner_cum = zipf_cum_weights(n_users, OWNER_SKEW)
+    pick_owner = ranked_picker(rng, n_users, *shape["owner"])
     video_ids = []
     video_owner = array("i")
     video_day = array("i")
     video_created = array("q")
     for _ in range(n_videos):
         video_ids.append(ids.next())
-        owner = popularity[bisect.bisect(owner_cum, rng.random() * owner_cum[-1])]
+        owner = popularity[pick_owner()]
         video_owner.append(owner)
         k = rng.randrange(len(rally_days))
         video_day.append(k)
@@ -299,14 +331,13 @@ def main():
 
     # Follows: each user follows a log-normally spread number of accounts (some follow
     # hundreds), targets drawn by a power law over the popularity ranking.
-    follow_cum = zipf_cum_weights(n_users, FOLLOW_SKEW)
-    follow_total = follow_cum[-1]
+    pick_followed = ranked_picker(rng, n_users, *shape["follow"])
     followers = array("i", bytes(4 * n_users))
-    per_user = split_total(rng, n_users, cfg["follows"], FOLLOWING_SPREAD, n_users // 3)
+    per_user = split_total(rng, n_users, cfg["follows"], shape["spread"], n_users // 3)
     for src, k in enumerate(per_user):
         chosen = set()
         while len(chosen) < k:
-            for rank in (bisect.bisect(follow_cum, rng.random() * follow_total) for _ in range(k - len(chosen))):
+            for rank in (pick_followed() for _ in range(k - len(chosen))):
                 dst = popularity[rank]
                 if dst != src:
                     chosen.add(dst)
@@ -358,13 +389,16 @@ def main():
     w.close()
 
     top = sorted(range(n_users), key=lambda u: -followers[u])[:5]
-    print(f"generate.py {args.scale} seed={args.seed} today={today} -> {args.outdir}", file=sys.stderr)
+    print(f"generate.py {args.scale} shape={args.shape} seed={args.seed} today={today} -> {args.outdir}", file=sys.stderr)
     print(f"  users {n_users}, rallies {len(rallies)} ({len(rally_days)} days with videos), videos {n_videos}",
           file=sys.stderr)
     print(f"  follows {n_follows}, likes {n_likes}, comments {n_comments}", file=sys.stderr)
     print("  top-5 follower counts: " + ", ".join(f"user{u + 1:06d}={followers[u]}" for u in top), file=sys.stderr)
     print(f"  most liked video: {max(likes)} likes; most videos by one owner: "
           f"{max_count(video_owner, n_users)}", file=sys.stderr)
+    fanned = n_videos + sum(followers[o] for o in video_owner)
+    print(f"  home timeline rows with every video fanned out to every follower (and its owner): {fanned:,}",
+          file=sys.stderr)
     print(f"  {time.monotonic() - started:.1f} s", file=sys.stderr)
 
 

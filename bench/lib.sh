@@ -25,8 +25,17 @@ wait_http() {
     return 1
 }
 
-# build_release: the optimised server binary (.build/release/pacenote).
+# The server binary the benchmark runs: BENCH_BINARY (a copy of an earlier build, to measure
+# before and after a change in one sitting), else the release build of this checkout.
+PACENOTE_BIN=${BENCH_BINARY:-.build/release/pacenote}
+
+# build_release: the optimised server binary (.build/release/pacenote); nothing with BENCH_BINARY.
 build_release() {
+    if [ -n "${BENCH_BINARY:-}" ]; then
+        [ -x "$BENCH_BINARY" ] || die "BENCH_BINARY=$BENCH_BINARY is not an executable"
+        note "using $BENCH_BINARY (BENCH_BINARY), not building"
+        return 0
+    fi
     note "building (swift build -c release --product pacenote)"
     swift build -c release --product pacenote >"${1:-/dev/null}" 2>&1 \
         || { [ -n "${1:-}" ] && tail -30 "$1" >&2; die "release build failed"; }
@@ -41,7 +50,7 @@ build_release() {
 start_server() {
     local data=$1 port=$2 log=$3
     shift 3
-    taskset -c 0 .build/release/pacenote serve --listen "127.0.0.1:$port" --data-dir "$data" \
+    taskset -c 0 "$PACENOTE_BIN" serve --listen "127.0.0.1:$port" --data-dir "$data" \
         --limit-signups off --limit-logins off --limit-mails off --limit-mails-per-ip off --limit-writes off --limit-requests off \
         "$@" 2>"$log" &
     SERVER_PID=$!

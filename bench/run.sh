@@ -28,6 +28,9 @@
 #                                        role that may CREATE DATABASE; unaccent installed);
 #                                        it is not pinned
 #   BENCH_KEEP=1                         keep the temporary data directory and logs
+#   BENCH_BINARY=/path/to/pacenote       run that binary instead of building this checkout
+#   BENCH_SHAPE=social                   the social-shaped dataset (generate.py --shape social),
+#                                        reported as "<scale>-social"; default: the plain shape
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -45,7 +48,9 @@ esac
 all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix search search-light me me-during-search"
 scenarios=${BENCH_SCENARIOS:-$all_scenarios}
 for s in $scenarios; do [ -f "bench/scenarios/$s.lua" ] || die "unknown scenario '$s'"; done
-command_line="${BENCH_SCENARIOS:+BENCH_SCENARIOS=\"$BENCH_SCENARIOS\" }bench/run.sh $*"
+shape=${BENCH_SHAPE:-plain}
+case $shape in plain | social) ;; *) die "BENCH_SHAPE must be plain or social, not '$shape'" ;; esac
+command_line="${BENCH_BINARY:+BENCH_BINARY=$BENCH_BINARY }${BENCH_SHAPE:+BENCH_SHAPE=$BENCH_SHAPE }${BENCH_SCENARIOS:+BENCH_SCENARIOS=\"$BENCH_SCENARIOS\" }bench/run.sh $*"
 
 setups=${BENCH_SETUPS:-sqlite}
 for setup in $setups; do
@@ -198,7 +203,7 @@ import_dataset() {
     local dataset=$1 key=$2
     shift 2
     note "importing $dataset (pacenote import-parse $*)"
-    /usr/bin/time -v .build/release/pacenote import-parse "$dataset" "$@" \
+    /usr/bin/time -v "$PACENOTE_BIN" import-parse "$dataset" "$@" \
         >"$work/import-$key.log" 2>&1 || { tail -30 "$work/import-$key.log" >&2; die "import-parse of $dataset failed ($key)"; }
 }
 
@@ -218,20 +223,26 @@ if db.startswith(("postgres://", "postgresql://")):
                               capture_output=True, text=True, check=True).stdout)
 else:
     size = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s))
-json.dump({"import_s": seconds, "import_peak_rss_kb": rss, "db_bytes": size}, open(sys.argv[3], "w"))
-print(f"bench: imported in {seconds:.1f} s, peak RSS {rss / 1024:.0f} MiB, database {size / 2**20:.0f} MiB", file=sys.stderr)
+home = re.findall(r"home_timeline: (\d+) rows", text)  # the rebuild's progress line
+json.dump({"import_s": seconds, "import_peak_rss_kb": rss, "db_bytes": size,
+           "home_rows": int(home[-1]) if home else None}, open(sys.argv[3], "w"))
+print(f"bench: imported in {seconds:.1f} s, peak RSS {rss / 1024:.0f} MiB, database {size / 2**20:.0f} MiB"
+      + (f", {int(home[-1]):,} home timeline rows" if home else ""), file=sys.stderr)
 PY
 }
 
 # The cursor secret every server of a PostgreSQL setup shares.
 cursor_secret=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
 
-for scale in "${scales[@]}"; do
+for size in "${scales[@]}"; do
+    # The scale's name in results and reports: "large", or "large-social" for the social shape.
+    scale=$size
+    [ "$shape" = plain ] || scale=$size-$shape
     dataset=bench/data/$scale
     if [ ! -f "$dataset/Activity.json" ]; then
         note "generating the $scale dataset into $dataset"
         rm -rf "$dataset.tmp"
-        python3 bench/generate.py "$scale" "$dataset.tmp" || die "generate.py $scale failed"
+        python3 bench/generate.py "$size" "$dataset.tmp" --shape "$shape" || die "generate.py $size --shape $shape failed"
         rm -rf "$dataset" && mv "$dataset.tmp" "$dataset"
     fi
 

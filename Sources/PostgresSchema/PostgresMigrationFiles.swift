@@ -14,6 +14,7 @@ public enum PostgresMigrationFiles {
         ("0006_notifications", PackageResources._006_notifications_sql),
         ("0007_moderation", PackageResources._007_moderation_sql),
         ("0008_accounts", PackageResources._008_accounts_sql),
+        ("0009_hot_accounts", PackageResources._009_hot_accounts_sql),
         ("0010_search_words", PackageResources._010_search_words_sql),
     ]
 }

@@ -27,6 +27,9 @@ public final class Application: Sendable {
         /// Followers whose home gets a new video inside the write; beyond, and for every
         /// like, comment and follow, the outbox worker fans out.
         public var fanoutSyncLimit = 1_000
+        /// Followers from which an account is hot: its videos are merged into its followers'
+        /// home feeds at read time, never fanned out (`Timelines`).
+        public var fanoutHotFollowers = TimelineRebuild.defaultHotFollowers
         /// How long a write waits for a database lock held elsewhere before it answers 503.
         public var busyTimeoutMillis = 5_000
         /// Where notifications are pushed; a platform without a provider gets inbox rows only.
@@ -108,7 +111,7 @@ public final class Application: Sendable {
                 Double((try? database.read { try Outbox().backlog(lane: lane, on: $0) }) ?? 0)
             }
         }
-        let timelines = Timelines(configuration: .init(syncLimit: configuration.fanoutSyncLimit))
+        let timelines = Timelines(configuration: .init(syncLimit: configuration.fanoutSyncLimit, hotFollowers: configuration.fanoutHotFollowers))
         var notifications = Notifier.Configuration()
         notifications.platforms = Set(configuration.push.providers.keys)
         notifications.webhook = configuration.push.webhook != nil

@@ -20,6 +20,7 @@ enum ServeCommand {
             .init("auto-hide-flags", "N", "distinct flags that hide a video automatically (5)"),
             .init("cursor-secret", "HEX64", "the key that authenticates cursors; the same for every server on one database (generated into <data-dir>/cursor.key)"),
             .init("fanout-sync-limit", "N", "followers whose home gets a new video inside the write; the rest by the outbox worker (1000)"),
+            .init("fanout-hot-followers", "N", "followers from which an account is hot: its videos are merged into home feeds when read, not copied (1000)"),
             .init("threads", "N", "serving threads (one per core)"),
             .init("hash-threads", "N", "threads for the bcrypt routes: sign-up, login, password change (2)"),
             .init("max-connections-per-ip", "N", "open connections one client address may hold (64)"),
@@ -41,6 +42,7 @@ enum ServeCommand {
         configuration.autoHideFlags = try options.int("auto-hide-flags", default: 5, range: 1...1_000)
         configuration.cursorSecret = options.string("cursor-secret")
         configuration.fanoutSyncLimit = try options.int("fanout-sync-limit", default: 1_000, range: 0...1_000_000)
+        configuration.fanoutHotFollowers = try options.int("fanout-hot-followers", default: TimelineRebuild.defaultHotFollowers, range: 1...100_000_000)
         configuration.push = try PushOptions.services(options)
         configuration.mail = try MailOptions.service(options)
         configuration.mailRetryBaseMillis = try options.duration("mail-retry-base", defaultMillis: 30_000)

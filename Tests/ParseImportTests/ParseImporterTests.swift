@@ -1,10 +1,11 @@
 import Auth
 import Foundation
-import SocialAPI
 import Storage
 import TestSupport
 import Testing
+import VideoRegistry
 @testable import ParseImport
+@testable import SocialAPI
 
 /// What the tiny export should import, computed here from its JSON with Foundation,
 /// independently of the importer's reader and mappers.
@@ -192,6 +193,53 @@ struct ExpectedImport {
         }
         #expect(report.homeTimelineRows == total)
         #expect(try db.count("SELECT COUNT(*) FROM home_timeline") == total)
+    }
+
+    /// A rebuild with a hot threshold of 2 followers leaves the hot accounts' videos out of
+    /// their followers' home timelines, and the home feed merges them back: every reader
+    /// still reads their own videos and all those of the people they follow, each once.
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
+    func hotAccountsStayOutOfHomeTimelinesAndTheFeedMergesThemIn() throws {
+        let expected = try ExpectedImport(directory: Self.fixture)
+        let db = try MigratedDatabase()
+        _ = try Self.runImport(db.database)
+        try TimelineRebuild.rebuild(in: db.database, hotFollowers: 2) { _ in }
+        let hot = Set(try db.database.read { c in
+            try c.fetchAll("SELECT user_id FROM feed_hot_accounts").map { try $0.decode(at: 0, as: String.self) }
+        })
+        var followees: [String: Set<String>] = [:]
+        for activity in expected.activities where activity.type == 4 { followees[activity.from, default: []].insert(activity.to) }
+        let followers = followees.values.reduce(into: [String: Int]()) { counts, targets in for t in targets { counts[t, default: 0] += 1 } }
+        #expect(hot == Set(followers.filter { $0.value >= 2 }.keys), "the accounts with 2 followers or more are hot")
+        #expect(!hot.isEmpty && hot.count < followers.count, "the fixture has hot accounts and others")
+        let ids = Selection<String>(columns: "v.id") { try $0.next() }
+        for user in expected.users.sorted() {
+            let authors = (followees[user] ?? []).union([user])
+            let want = Set(expected.videos.filter { authors.contains($0.value) }.map(\.key))
+            let (stored, read) = try db.database.read { c in
+                let seq = try c.fetchValue("SELECT seq FROM users WHERE id = \(user)", as: Int64.self) ?? -1
+                let stored = try c.fetchAll("SELECT v.id FROM home_timeline h JOIN videos v ON v.seq = h.video_seq WHERE h.user_seq = \(seq)")
+                    .map { try $0.decode(at: 0, as: String.self) }
+                let read = try FeedStore().home(readerSeq: seq, viewer: Viewer(userID: user, canModerate: true), after: nil,
+                                                limit: 1_000, selecting: ids, on: c).map(\.0)
+                // One statement per hot account (as for a reader following more than SQLite
+                // merges in one), pages of 2 walked to the end: the same feed.
+                var walked: [String] = []
+                var after: FeedStore.SeqPosition?
+                while true {
+                    let page = try FeedStore().home(readerSeq: seq, viewer: Viewer(userID: user, canModerate: true), after: after,
+                                                    limit: 2, selecting: ids, hotArmsPerStatement: 1, on: c)
+                    walked += page.map(\.0)
+                    guard page.count == 2, let last = page.last else { break }
+                    after = last.1
+                }
+                #expect(walked == read, "the home feed of \(user) in pages of 2, one statement per hot account")
+                return (stored, read)
+            }
+            let fannedOut = want.filter { expected.videos[$0] == user || !hot.contains(expected.videos[$0] ?? "") }
+            #expect(Set(stored) == fannedOut, "home_timeline of \(user): their own videos and those of followees who are not hot")
+            #expect(read.count == want.count && Set(read) == want, "the home feed of \(user) holds every video once")
+        }
     }
 
     @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),

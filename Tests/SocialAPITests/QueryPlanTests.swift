@@ -87,6 +87,36 @@ final class QueryPlanTests: XCTestCase {
         XCTAssertFalse(plan.contains("TEMP B-TREE"), plan)
     }
 
+    /// The home feed of a reader who follows a hot account: the reader's timeline merged
+    /// with a seek into the hot account's videos, both in the feed's order, so SQLite merges
+    /// them lazily and a page reads about a page of rows at any depth.
+    func testHomeFeedMergesHotAccountsThroughTheirIndex() throws {
+        try temp.database.write { c in
+            try c.execute("""
+                INSERT INTO users (seq, id, username, username_key, email, email_key, display_name, password_hash, created_at, updated_at)
+                VALUES (1, 'u', 'u', 'u', 'u@example.com', 'u@example.com', 'U', 'x', 0, 0),
+                       (2, 'h', 'h', 'h', 'h@example.com', 'h@example.com', 'H', 'x', 0, 0)
+                """)
+            try c.execute("INSERT INTO activities (id, type, from_user_id, to_user_id, created_at) VALUES ('f', 4, 'u', 'h', 0)")
+            try c.execute("INSERT INTO feed_hot_accounts (user_id) VALUES ('h')")
+            try c.execute("INSERT INTO feed_hot_follows (user_seq, owner_id) VALUES (1, 'h')")
+        }
+        let reader = Accounts.Identity(userID: "u", userSeq: 1, role: .user, sessionKey: "k")
+        for after in [nil, (createdAt: Int64(1), seq: Int64(1))] {
+            let plans = try plans { c in
+                _ = try FeedStore().home(readerSeq: 1, viewer: Presenter(reader, c).viewer, after: after, limit: 20,
+                                         selecting: Presenter.videoSelection(for: reader), on: c)
+            }
+            XCTAssertEqual(plans.count, 2, "the hot accounts followed, then the page")
+            XCTAssertTrue(plans[0].contains("SEARCH h USING PRIMARY KEY (user_seq=?)"), plans[0])
+            let page = plans.last ?? ""
+            XCTAssertTrue(page.contains("MERGE (UNION)"), page)
+            XCTAssertTrue(page.contains("SEARCH t USING PRIMARY KEY (user_seq=?"), page)
+            XCTAssertTrue(page.contains("USING COVERING INDEX videos_owner_home (owner_id=?"), page)
+            XCTAssertFalse(page.contains("SCAN v ") || page.contains("SCAN t "), page)
+        }
+    }
+
     /// The fan-out of a like, comment or follow looks up the author's followers: the bounded
     /// first batch and the "any left?" probe both go through the followers index.
     func testFanOutFindsFollowersThroughTheFollowersIndex() throws {

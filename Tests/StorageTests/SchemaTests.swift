@@ -79,4 +79,62 @@ final class SchemaTests: XCTestCase {
         XCTAssertEqual(try count("videos_search", "\"tu\"*"), 1, "the triggers maintain the new table")
         XCTAssertEqual(try count("videos_search", "\"mon\"*"), 0)
     }
+
+    /// 0009 upgrades a data directory in place: accounts with 1,000 followers or more become
+    /// hot, and their videos leave their followers' home timelines (each owner keeps its own
+    /// rows; an account below the threshold keeps its fan-out).
+    func testHotAccountsUpgradeAnExistingDatabase() throws {
+        let temp = try TemporaryDatabase()
+        let migrations = Schema.migrations(for: temp.database.dialect)
+        let before = Array(migrations.prefix { $0.name != "0009_hot_accounts" })
+        XCTAssertEqual(before.count, 8)
+        try Migrator(migrations: before).migrate(temp.database, now: 0)
+        // PostgreSQL's seq columns are GENERATED ALWAYS: given values must say so.
+        let given: SQL = temp.database.dialect == .postgres ? "OVERRIDING SYSTEM VALUE" : ""
+        try temp.database.write { c in
+            // u0 has 1,000 followers (u1...u1000), u1 has one (u2); each posted a video.
+            try c.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+                INSERT INTO users (seq, id, username, username_key, email, email_key, display_name, password_hash,
+                                   followers_count, created_at, updated_at) \(given)
+                SELECT i + 1, 'u' || i, 'u' || i, 'u' || i, 'u' || i || '@example.com', 'u' || i || '@example.com', 'U', 'x',
+                       CASE i WHEN 0 THEN 1000 WHEN 1 THEN 1 ELSE 0 END, 0, 0 FROM n
+                """)
+            try c.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+                INSERT INTO activities (id, type, from_user_id, to_user_id, created_at) SELECT 'f' || i, 4, 'u' || i, 'u0', 1 FROM n
+                """)
+            try c.execute("INSERT INTO activities (id, type, from_user_id, to_user_id, created_at) VALUES ('g', 4, 'u2', 'u1', 1)")
+            try c.execute("INSERT INTO rallies (id, name, country, start_date, end_date, created_at, updated_at) VALUES ('r1', 'Rally', 'Monaco', 0, 0, 0, 0)")
+            try c.execute("""
+                INSERT INTO videos (seq, id, youtube_id, title, rally_id, day, owner_id, created_at, updated_at) \(given)
+                VALUES (1, 'v0', 'aaaaaaaaaaa', 'Hot', 'r1', 1, 'u0', 10, 10), (2, 'v1', 'bbbbbbbbbbb', 'Not hot', 'r1', 1, 'u1', 11, 11)
+                """)
+            // The fan-out as 0008 left it: every owner's own row, and a row per follower.
+            try c.execute("""
+                INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
+                SELECT seq, 10, 1, 1 FROM users WHERE seq <= 1001
+                UNION ALL SELECT 2, 11, 2, 2 UNION ALL SELECT 3, 11, 2, 2
+                """)
+        }
+        XCTAssertEqual(try Migrator(migrations: migrations).migrate(temp.database, now: 1), migrations.dropFirst(8).map(\.name))
+        try temp.database.read { c in
+            XCTAssertEqual(try c.fetchAll("SELECT user_id FROM feed_hot_accounts").map { try $0.decode(at: 0, as: String.self) }, ["u0"])
+            let rows = try c.fetchAll("SELECT user_seq, video_seq FROM home_timeline ORDER BY user_seq, video_seq")
+                .map { "\(try $0.decode(at: 0, as: Int.self)):\(try $0.decode(at: 1, as: Int.self))" }
+            XCTAssertEqual(rows, ["1:1", "2:2", "3:2"], "the hot owner's own row and the other account's whole fan-out stay")
+            let hotFollows = try c.fetchAll("SELECT owner_id, COUNT(*), MIN(user_seq), MAX(user_seq) FROM feed_hot_follows GROUP BY owner_id")
+                .map { "\(try $0.decode(at: 0, as: String.self)) \(try $0.decode(at: 1, as: Int.self)) \(try $0.decode(at: 2, as: Int.self))-\(try $0.decode(at: 3, as: Int.self))" }
+            XCTAssertEqual(hotFollows, ["u0 1000 2-1001"], "each follower of the hot account is listed (by seq)")
+            let catalog: SQL = c.dialect == .postgres
+                ? "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname IN ('home_timeline_owner', 'videos_owner_home')"
+                : "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('home_timeline_owner', 'videos_owner_home')"
+            XCTAssertEqual(try c.fetchAll(catalog).count, 2)
+            if c.dialect == .sqlite { XCTAssertTrue(try c.fetchAll("PRAGMA foreign_key_check").isEmpty) }  // PostgreSQL checks its keys on every write
+        }
+        // The table still works as the old one did: its key refuses a duplicate.
+        XCTAssertThrowsError(try temp.database.write { c in
+            try c.execute("INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq) VALUES (1, 10, 1, 1)")
+        })
+    }
 }

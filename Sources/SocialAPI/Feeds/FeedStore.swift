@@ -5,7 +5,8 @@ import VideoRegistry
 /// reader, so a page costs the same at any depth and for any number of people followed.
 ///
 /// Each takes the `Selection` its items are read with (`Presenter`'s), so a page is one
-/// statement; the feed's own position columns come first in each row.
+/// statement (two for a home feed that merges hot accounts: see `home`); the feed's own
+/// position columns come first in each row.
 struct FeedStore {
     /// `(createdAt, seq)`: the home and following timelines' order.
     typealias SeqPosition = (createdAt: Int64, seq: Int64)
@@ -13,14 +14,68 @@ struct FeedStore {
 
     /// Videos of the people the reader follows and their own, newest first. `selection`
     /// reads a video `v`.
-    func home<Item>(readerSeq: Int64, viewer: Viewer, after: SeqPosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, SeqPosition)] {
-        let position: SQL = after.map { "AND (t.created_at, t.video_seq) < (\($0.createdAt), \($0.seq))" } ?? ""
-        return try connection.fetchAll("""
-            SELECT t.created_at, t.video_seq, \(selection.columns)
-            FROM home_timeline t JOIN videos v ON v.seq = t.video_seq \(selection.joins)
-            WHERE t.user_seq = \(readerSeq) \(position) AND \(viewer.visibilityFilter())
-            ORDER BY t.created_at DESC, t.video_seq DESC LIMIT \(limit)
-            """, reading: Self.positioned(selection))
+    ///
+    /// Most come from the reader's `home_timeline` rows. The videos of hot accounts
+    /// (`Timelines`: very many followers) are not fanned out there; they are merged in here,
+    /// one keyset seek per hot account the reader follows, into `videos_owner_home`, which is
+    /// in the feed's order. SQLite merges the sorted arms lazily (`MERGE (UNION)`), so a page
+    /// reads about `limit` rows plus one per arm, at any depth. UNION drops a video found in
+    /// both: an account that turned hot keeps the rows fanned out before. The arms leave
+    /// hidden videos out; banned hot accounts are left out of the list of arms.
+    func home<Item>(readerSeq: Int64, viewer: Viewer, after: SeqPosition?, limit: Int, selecting selection: Selection<Item>,
+                    hotArmsPerStatement: Int = FeedStore.hotArmsPerStatement, on connection: any DatabaseConnection) throws -> [(Item, SeqPosition)] {
+        let timelinePosition: SQL = after.map { "AND (t.created_at, t.video_seq) < (\($0.createdAt), \($0.seq))" } ?? ""
+        let timelineRows: SQL = "t.user_seq = \(readerSeq) \(timelinePosition) AND \(viewer.visibilityFilter())"
+        let hot = try hotFollowees(readerSeq: readerSeq, viewer: viewer, on: connection)
+        if hot.isEmpty {
+            return try connection.fetchAll("""
+                SELECT t.created_at, t.video_seq, \(selection.columns)
+                FROM home_timeline t JOIN videos v ON v.seq = t.video_seq \(selection.joins)
+                WHERE \(timelineRows)
+                ORDER BY t.created_at DESC, t.video_seq DESC LIMIT \(limit)
+                """, reading: Self.positioned(selection))
+        }
+        let timeline: SQL = "SELECT t.created_at, t.video_seq FROM home_timeline t JOIN videos v ON v.seq = t.video_seq WHERE \(timelineRows)"
+        let videoPosition: SQL = after.map { "AND (v.created_at, v.seq) < (\($0.createdAt), \($0.seq))" } ?? ""
+        // The reader is never a hot arm's owner (nobody follows themselves), so the
+        // visibility filter comes down to `hidden` there.
+        let shown: SQL = viewer.canModerate ? "" : "AND v.hidden = FALSE"
+        let hotArms: [SQL] = hot.map { "SELECT v.created_at, v.seq AS video_seq FROM videos v WHERE v.owner_id = \($0) \(videoPosition) \(shown)" }
+        // SQLite takes at most 500 terms in one compound SELECT: a reader who follows more hot
+        // accounts gets a page per group of arms, merged here (the union of each group's first
+        // page holds the first page of the whole).
+        var pages: [[(Item, SeqPosition)]] = []
+        for first in stride(from: 0, to: hotArms.count, by: hotArmsPerStatement) {
+            var arms = Array(hotArms[first..<min(hotArms.count, first + hotArmsPerStatement)])
+            if first == 0 { arms.insert(timeline, at: 0) }
+            if connection.dialect == .postgres {
+                // PostgreSQL reads each arm whole unless told to stop: bound each one to a page.
+                arms = arms.map { "(\($0) ORDER BY 1 DESC, 2 DESC LIMIT \(limit))" }
+            }
+            pages.append(try connection.fetchAll("""
+                SELECT m.created_at, m.video_seq, \(selection.columns)
+                FROM (\(SQL.joined(arms, separator: " UNION ")) ORDER BY 1 DESC, 2 DESC LIMIT \(limit)) m
+                JOIN videos v ON v.seq = m.video_seq \(selection.joins)
+                ORDER BY m.created_at DESC, m.video_seq DESC
+                """, reading: Self.positioned(selection)))
+        }
+        guard pages.count > 1 else { return pages.first ?? [] }
+        var seen = Set<Int64>()
+        return pages.joined()
+            .sorted { ($0.1.createdAt, $0.1.seq) > ($1.1.createdAt, $1.1.seq) }
+            .filter { seen.insert($0.1.seq).inserted }
+            .prefix(limit).map { $0 }
+    }
+
+    /// Hot accounts merged per statement (SQLite's compound SELECT limit is 500 terms).
+    static let hotArmsPerStatement = 200
+
+    /// The hot accounts the reader follows (`feed_hot_follows`, one range); banned ones only
+    /// for viewers who moderate, as everywhere.
+    private func hotFollowees(readerSeq: Int64, viewer: Viewer, on connection: any DatabaseConnection) throws -> [String] {
+        let standing: SQL = viewer.canModerate ? "" : "AND h.owner_id NOT IN (\(Viewer.bannedUserIDs))"
+        return try connection.fetchAll("SELECT h.owner_id FROM feed_hot_follows h WHERE h.user_seq = \(readerSeq) \(standing)")
+            .map { try $0.decode(at: 0, as: String.self) }
     }
 
     /// Likes, comments and follows of the people the reader follows, newest first; those

@@ -5,7 +5,8 @@ import Storage
 /// `rebuild(on:)` in the caller's transaction (readers see the old timelines or the new ones,
 /// never a mix), `rebuild(in:)` in several (for an import, see there).
 ///
-/// `home_timeline` is filled a range of readers at a time. `following_timeline` never materialises the full join of follows and activities (about
+/// `home_timeline` is filled a range of readers at a time, without the videos of hot accounts
+/// (`Timelines`), which the home feed merges in at read time. `following_timeline` never materialises the full join of follows and activities (about
 /// 54 million rows for 20,000 users and 1.8 million activities): the follow graph is loaded
 /// as integer seqs (actor -> followers), the likes, comments and follows of followed people
 /// are streamed newest first, and each is counted for every follower of its actor until that
@@ -28,12 +29,19 @@ public enum TimelineRebuild {
     /// How far back each reader's following feed reaches after a rebuild (the same as a follow's).
     public static let defaultFollowingDepth = 200
 
+    /// Followers from which an account is hot and its videos stay out of its followers'
+    /// `home_timeline` (`Timelines`; migration 0009 marks with the same number). 1,000, the
+    /// default `--fanout-sync-limit`: every other account's new video then reaches all its
+    /// followers inside the request.
+    public static let defaultHotFollowers = 1_000
+
     /// Clears and refills `home_timeline` (every user's own videos and those of the people
     /// they follow) and `following_timeline` (for every reader, the `followingDepth` most
     /// recent likes, comments and follows made by the people they follow; never flags), on the
     /// caller's connection and inside the caller's transaction.
     @discardableResult
-    public static func rebuild(on connection: any DatabaseConnection, followingDepth: Int = defaultFollowingDepth, progress: (String) -> Void) throws -> Counts {
+    public static func rebuild(on connection: any DatabaseConnection, followingDepth: Int = defaultFollowingDepth,
+                               hotFollowers: Int = defaultHotFollowers, progress: (String) -> Void) throws -> Counts {
         var counts = Counts()
         // Both tables are filled reader by reader, so the primary key and the indexes that
         // start with user_seq grow at their end. An index led by another column would take
@@ -44,6 +52,7 @@ public enum TimelineRebuild {
         let spelling = Spelling(connection.dialect)
         try connection.execute(spelling.empty("home_timeline"))
         try connection.execute(spelling.empty("following_timeline"))
+        try markHot(followers: hotFollowers, on: connection, progress: progress)
 
         if let readers = try readerSeqs(on: connection) {
             for first in stride(from: readers.lowerBound, through: readers.upperBound, by: homeReadersPerInsert) {
@@ -70,7 +79,7 @@ public enum TimelineRebuild {
     /// reader exists (dropped and rebuilt around the refill, which must not be left half-done),
     /// this falls back to `rebuild(on:)` in one transaction.
     @discardableResult
-    public static func rebuild(in database: any Database, followingDepth: Int = defaultFollowingDepth,
+    public static func rebuild(in database: any Database, followingDepth: Int = defaultFollowingDepth, hotFollowers: Int = defaultHotFollowers,
                                readersPerTransaction: Int = homeReadersPerInsert, progress: (String) -> Void) throws -> Counts {
         precondition(readersPerTransaction > 0)
         let plan = try database.write { connection -> (inOne: Bool, readers: ClosedRange<Int>?) in
@@ -78,10 +87,13 @@ public enum TimelineRebuild {
             let spelling = Spelling(connection.dialect)
             try connection.execute(spelling.empty("home_timeline"))
             try connection.execute(spelling.empty("following_timeline"))
+            try markHot(followers: hotFollowers, on: connection, progress: progress)
             return (false, try readerSeqs(on: connection))
         }
         if plan.inOne {
-            return try database.write { connection in try rebuild(on: connection, followingDepth: followingDepth, progress: progress) }
+            return try database.write { connection in
+                try rebuild(on: connection, followingDepth: followingDepth, hotFollowers: hotFollowers, progress: progress)
+            }
         }
         var counts = Counts()
         if let readers = plan.readers {
@@ -130,6 +142,28 @@ public enum TimelineRebuild {
     /// order, so only each reader's own rows need sorting, in memory (41 s). The rows are the
     /// same: a reader's own videos, and the videos of everyone they follow (follows are
     /// activities of type 4: from_user_id follows to_user_id).
+    /// Marks the accounts with `followers` or more followers hot (`Timelines`), before the
+    /// homes are filled without their videos, and lists who follows them; never unmarks (hot
+    /// is sticky).
+    private static func markHot(followers: Int, on connection: any DatabaseConnection, progress: (String) -> Void) throws {
+        let marked = try connection.execute("""
+            INSERT INTO feed_hot_accounts (user_id)
+            SELECT id FROM users WHERE followers_count >= \(followers)
+            ON CONFLICT DO NOTHING
+            """)
+        try connection.execute("DELETE FROM feed_hot_follows")
+        let follows = try connection.execute("""
+            INSERT INTO feed_hot_follows (user_seq, owner_id)
+            SELECT r.seq, f.to_user_id FROM feed_hot_accounts h
+            JOIN activities f ON f.to_user_id = h.user_id AND f.type = 4
+            JOIN users r ON r.id = f.from_user_id
+            ORDER BY r.seq, f.to_user_id
+            """)
+        progress("feed_hot_accounts: \(marked) more accounts with \(followers) followers or more marked hot; \(follows) follows of hot accounts")
+    }
+
+    /// The home rows of a range of readers: their own videos, and those of the people they
+    /// follow who are not hot (a hot account's videos are merged in at read time).
     private static func insertHome(on connection: any DatabaseConnection, readers: ClosedRange<Int>) throws -> Int {
         try connection.execute("""
             INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
@@ -144,6 +178,7 @@ public enum TimelineRebuild {
                 JOIN users o ON o.id = f.to_user_id
                 JOIN videos v ON v.owner_id = f.to_user_id
                 WHERE r.seq BETWEEN \(readers.lowerBound) AND \(readers.upperBound)
+                  AND f.to_user_id NOT IN (SELECT user_id FROM feed_hot_accounts)
             ) AS home
             ORDER BY user_seq, created_at, video_seq
             """)

@@ -22,6 +22,24 @@ import Storage
 ///
 /// Jobs re-check the follow at run time, so an unfollow in between wins; a job for an
 /// activity deleted in between finds nothing to copy.
+///
+/// Hot accounts bound the home timelines (issue 15): an account with `hotFollowers` or more
+/// followers is hot, and its videos are not fanned out (not by a new video, its jobs, a new
+/// follow's backfill, nor `TimelineRebuild`); `FeedStore.home` merges them in at read time.
+/// Without it the rows grew as followers times videos: 68 million on the social-shaped
+/// benchmark, where 50 accounts held 91% of them. The rule:
+/// - An account is marked hot (`feed_hot_accounts`) when a video of it is created, someone
+///   follows it, or a fan-out or backfill job of it runs, while its `followers_count` has
+///   reached the threshold; migration 0009 and every rebuild mark those above it too.
+/// - Hot is sticky: an account that loses followers stays hot. Marking is safe at any moment,
+///   because the read merges every video of a hot account the reader follows and drops
+///   duplicates, so the rows fanned out before it turned hot may stay (an unfollow or a
+///   deletion still removes them, as before). Unmarking would need every follower's home
+///   backfilled at once, which is what a rebuild is; it does not unmark either.
+/// - `feed_hot_follows` lists, per reader, the hot accounts they follow (the read's arms):
+///   marking adds every current follower, a follow of a hot account adds one row, an unfollow
+///   or a deleted account removes theirs. Hiding and bans need nothing: the read filters the
+///   arms' videos as any video, and leaves banned hot accounts out.
 struct Timelines: Sendable {
     struct Configuration: Sendable {
         /// Followers whose home gets a new video inside the write; the rest go to the outbox.
@@ -31,6 +49,9 @@ struct Timelines: Sendable {
         /// How many of a followed user's recent activities a new follow copies into the
         /// follower's following feed (the import keeps the same depth).
         var followingDepth = Timelines.followingDepth
+        /// Followers from which an account is hot: its videos are merged into its followers'
+        /// home feeds at read time instead of fanned out.
+        var hotFollowers = TimelineRebuild.defaultHotFollowers
     }
 
     /// How far back a following feed reaches at a follow or an import: 200 activities, ten
@@ -61,8 +82,11 @@ struct Timelines: Sendable {
 
     /// Copies a video into the home of its owner's followers whose follow comes after
     /// `afterFollow` (an activity seq), `limit` of them; enqueues the rest.
+    /// Nothing for a hot owner (a job started before the owner turned hot stops there).
     func fanOutVideo(videoID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
-        try fanOut(author: "(SELECT owner_id FROM videos WHERE id = \(videoID))", afterFollow: afterFollow, limit: limit, on: connection) { last in
+        let owner: SQL = "(SELECT owner_id FROM videos WHERE id = \(videoID))"
+        guard try !isHot(owner, on: connection) else { return }
+        try fanOut(author: owner, afterFollow: afterFollow, limit: limit, on: connection) { last in
             try connection.execute("""
                 INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
                 SELECT r.seq, v.created_at, v.seq, o.seq
@@ -125,8 +149,16 @@ struct Timelines: Sendable {
     /// A new follow: the followed user's videos into the follower's home (the newest
     /// `syncLimit` now, older ones through the outbox), and their recent activities into
     /// the follower's following feed.
+    /// A hot target's videos are not copied: the follow is listed in `feed_hot_follows`.
     func followed(followerID: String, targetID: String, now: Int64, on connection: any DatabaseConnection) throws {
-        try backfillHome(followerID: followerID, targetID: targetID, before: nil, limit: configuration.syncLimit, now: now, on: connection)
+        if try isHot("\(targetID)", on: connection) {
+            try connection.execute("""
+                INSERT INTO feed_hot_follows (user_seq, owner_id) SELECT seq, \(targetID) FROM users WHERE id = \(followerID)
+                ON CONFLICT DO NOTHING
+                """)
+        } else {
+            try backfillHome(followerID: followerID, targetID: targetID, before: nil, limit: configuration.syncLimit, now: now, on: connection)
+        }
         try connection.execute("""
             INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
             SELECT r.seq, a.created_at, a.seq, t.seq
@@ -139,9 +171,11 @@ struct Timelines: Sendable {
     }
 
     /// Copies the target's videos created before `before` (newest first, `limit` of them)
-    /// into the follower's home, if the follow still stands; enqueues the rest.
+    /// into the follower's home, if the follow still stands; enqueues the rest. Nothing for a
+    /// hot target: the home feed reads its videos where they are.
     func backfillHome(followerID: String, targetID: String, before: (createdAt: Int64, seq: Int64)?, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
-        guard try connection.fetchOne("SELECT 1 FROM activities WHERE type = 4 AND from_user_id = \(followerID) AND to_user_id = \(targetID)") != nil else { return }
+        guard try connection.fetchOne("SELECT 1 FROM activities WHERE type = 4 AND from_user_id = \(followerID) AND to_user_id = \(targetID)") != nil,
+              try !isHot("\(targetID)", on: connection) else { return }
         let position: SQL = before.map { "AND (v.created_at, v.seq) < (\($0.createdAt), \($0.seq))" } ?? ""
         let videos = try connection.fetchAll("""
             SELECT v.created_at, v.seq FROM videos v WHERE v.owner_id = \(targetID) \(position)
@@ -169,6 +203,7 @@ struct Timelines: Sendable {
         guard let follower = try seq(ofUser: followerID, on: connection), let target = try seq(ofUser: targetID, on: connection) else { return }
         try connection.execute("DELETE FROM home_timeline WHERE user_seq = \(follower) AND owner_seq = \(target)")
         try connection.execute("DELETE FROM following_timeline WHERE user_seq = \(follower) AND actor_seq = \(target)")
+        try connection.execute("DELETE FROM feed_hot_follows WHERE user_seq = \(follower) AND owner_id = \(targetID)")
     }
 
     /// An activity about to be deleted: the outbox removes its rows (the feed query's join
@@ -225,6 +260,7 @@ struct Timelines: Sendable {
         guard let reader = try seq(ofUser: userID, on: connection) else { return }
         try connection.execute("DELETE FROM home_timeline WHERE user_seq = \(reader)")
         try connection.execute("DELETE FROM following_timeline WHERE user_seq = \(reader)")
+        try connection.execute("DELETE FROM feed_hot_follows WHERE user_seq = \(reader)")
     }
 
     // MARK: Outbox jobs
@@ -258,6 +294,27 @@ struct Timelines: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Whether the user `user` (a SQL expression with its own binds) is hot, marking them
+    /// first when their followers have reached `hotFollowers` (sticky: see the type). Marking
+    /// lists every current follower in `feed_hot_follows`, once per account.
+    private func isHot(_ user: SQL, on connection: any DatabaseConnection) throws -> Bool {
+        let marked = try connection.execute("""
+            INSERT INTO feed_hot_accounts (user_id)
+            SELECT id FROM users WHERE id = \(user) AND followers_count >= \(configuration.hotFollowers)
+            ON CONFLICT DO NOTHING
+            """)
+        if marked > 0 {
+            try connection.execute("""
+                INSERT INTO feed_hot_follows (user_seq, owner_id)
+                SELECT r.seq, f.to_user_id FROM activities f JOIN users r ON r.id = f.from_user_id
+                WHERE f.type = 4 AND f.to_user_id = \(user)
+                ON CONFLICT DO NOTHING
+                """)
+            return true
+        }
+        return try connection.fetchOne("SELECT 1 FROM feed_hot_accounts WHERE user_id = \(user)") != nil
+    }
 
     /// Whether the user `user` (a SQL expression with its own binds) has followers whose follow comes after `follow`.
     private func hasFollowers(of user: SQL, after follow: Int64, on connection: any DatabaseConnection) throws -> Bool {

@@ -17,6 +17,7 @@ public enum Schema {
         migration("0006_notifications", PackageResources._006_notifications_sql),
         migration("0007_moderation", PackageResources._007_moderation_sql),
         migration("0008_accounts", PackageResources._008_accounts_sql),
+        migration("0009_hot_accounts", PackageResources._009_hot_accounts_sql),
         migration("0010_search_words", PackageResources._010_search_words_sql),
     ]
 
