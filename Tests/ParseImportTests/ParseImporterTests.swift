@@ -198,10 +198,11 @@ struct ExpectedImport {
     /// A rebuild with a hot threshold of 2 followers leaves the hot accounts' videos out of
     /// their followers' home timelines, and the home feed merges them back: every reader
     /// still reads their own videos and all those of the people they follow, each once.
-    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"))
-    func hotAccountsStayOutOfHomeTimelinesAndTheFeedMergesThemIn() throws {
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: DialectDatabase.dialects)
+    func hotAccountsStayOutOfHomeTimelinesAndTheFeedMergesThemIn(dialect: SQLDialect) throws {
         let expected = try ExpectedImport(directory: Self.fixture)
-        let db = try MigratedDatabase()
+        let db = try DialectDatabase(dialect)
         _ = try Self.runImport(db.database)
         try TimelineRebuild.rebuild(in: db.database, hotFollowers: 2) { _ in }
         let hot = Set(try db.database.read { c in

@@ -52,9 +52,13 @@ struct FeedStore {
                 // PostgreSQL reads each arm whole unless told to stop: bound each one to a page.
                 arms = arms.map { "(\($0) ORDER BY 1 DESC, 2 DESC LIMIT \(limit))" }
             }
+            // On PostgreSQL a group of one arm is that arm, bounded already: a second ORDER BY
+            // after it is a syntax error (a reader following 201 hot accounts met it).
+            let merged: SQL = connection.dialect == .postgres && arms.count == 1
+                ? arms[0] : "(\(SQL.joined(arms, separator: " UNION ")) ORDER BY 1 DESC, 2 DESC LIMIT \(limit))"
             pages.append(try connection.fetchAll("""
                 SELECT m.created_at, m.video_seq, \(selection.columns)
-                FROM (\(SQL.joined(arms, separator: " UNION ")) ORDER BY 1 DESC, 2 DESC LIMIT \(limit)) m
+                FROM \(merged) m
                 JOIN videos v ON v.seq = m.video_seq \(selection.joins)
                 ORDER BY m.created_at DESC, m.video_seq DESC
                 """, reading: Self.positioned(selection)))
