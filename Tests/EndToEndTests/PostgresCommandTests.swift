@@ -73,10 +73,12 @@ final class PostgresCommandTests: XCTestCase {
         guard FileManager.default.fileExists(atPath: fixture + "/_User.json") else {
             throw FixtureMissing(path: fixture)
         }
-        let sqlite = try TestServer(binary: binary)
+        // The SQLite side is a data directory of its own, whatever database TestDatabase chooses.
+        let sqlite = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-import-sqlite-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: sqlite) }
         let postgres = try TemporaryPostgres()
 
-        let sqliteRuns = [sqlite.runCLI(["import-parse", fixture], timeout: 120), sqlite.runCLI(["import-parse", fixture], timeout: 120)]
+        let sqliteRuns = [run(["import-parse", fixture, "--data-dir", sqlite.path]), run(["import-parse", fixture, "--data-dir", sqlite.path])]
         // The second PostgreSQL run names the database through PACENOTE_DATABASE_URL, as API.md allows.
         let postgresRuns = [run(["import-parse", fixture, "--database", postgres.url]),
                             run(["import-parse", fixture], environment: ["PACENOTE_DATABASE_URL": postgres.url])]
@@ -87,7 +89,7 @@ final class PostgresCommandTests: XCTestCase {
         XCTAssertTrue(postgresRuns[0].stderr.contains("skip Video DupVideo01: duplicate video"), Self.describe(postgresRuns[0]))
         XCTAssertTrue(postgresRuns[1].stdout.contains("200 already present"), Self.describe(postgresRuns[1]))
 
-        let sqliteDatabase = try SQLiteDatabase(configuration: .init(path: sqlite.dataDir.appendingPathComponent("pacenote.sqlite").path))
+        let sqliteDatabase = try SQLiteDatabase(configuration: .init(path: sqlite.appendingPathComponent("pacenote.sqlite").path))
         defer { sqliteDatabase.close() }
         let want = try Self.contents(sqliteDatabase)
         XCTAssertTrue(want.contains { $0.hasPrefix("following ") } && want.contains { $0.hasPrefix("home ") })
