@@ -17,7 +17,13 @@ final class SQLiteConnection: DatabaseConnection {
     // bound bytes before the call returns, so Swift's buffers may go away right after.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
+    /// Process-wide settings, applied once before the first connection opens (they must
+    /// precede the library's initialization). A failure (someone else initialized SQLite
+    /// first) only leaves SQLite's defaults in place.
+    private static let libraryConfigured: Bool = pacenote_sqlite3_disable_memstatus() == SQLITE_OK
+
     init(path: String, flags: Int32) throws(StorageError) {
+        _ = Self.libraryConfigured
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         handle = db
