@@ -73,7 +73,7 @@ extension Presenter {
     /// and the owner's `isFollowing`. Hidden videos are the query's to filter out.
     static func videoSelection(for identity: Accounts.Identity?) -> Selection<VideoJSON> {
         let callerID = identity?.userID
-        return Selection(columns: videoColumns(callerID), joins: "JOIN users o ON o.id = v.owner_id") { reader in
+        return Selection(columns: videoColumns(callerID), joins: videoJoins) { reader in
             try readVideo(&reader, callerID: callerID)
         }
     }
@@ -85,11 +85,8 @@ extension Presenter {
         let callerID = identity?.userID
         let viewer = Viewer(identity)
         return Selection(
-            columns: "\(Activity.columns), \(userColumns("fu", callerID)), \(userColumns("tu", callerID)), \(videoColumns(callerID))",
-            joins: """
-                JOIN users fu ON fu.id = a.from_user_id JOIN users tu ON tu.id = a.to_user_id
-                LEFT JOIN videos v ON v.id = a.video_id LEFT JOIN users o ON o.id = v.owner_id
-                """
+            columns: "\(Activity.columns), \(userColumns(.from, callerID)), \(userColumns(.to, callerID)), \(videoColumns(callerID))",
+            joins: activityJoins
         ) { reader in
             let activity = try Activity(reading: &reader)
             let from = try readUser(&reader, callerID: callerID)
@@ -100,23 +97,56 @@ extension Presenter {
         }
     }
 
+    // The parts that do not depend on the caller are built once: a statement keeps an
+    // interpolated part whole, so reusing them costs nothing per request.
+    private static let videoJoins: SQL = "JOIN users o ON o.id = v.owner_id"
+    private static let activityJoins: SQL = """
+        JOIN users fu ON fu.id = a.from_user_id JOIN users tu ON tu.id = a.to_user_id
+        LEFT JOIN videos v ON v.id = a.video_id LEFT JOIN users o ON o.id = v.owner_id
+        """
+    private static let anonymousVideoColumns: SQL = "\(Video.columns), \(JoinedUser.owner.profile)"
+
     /// `Video.columns`, its owner `o` as `userColumns` selects it, then `likedByMe` (signed-in callers only).
     private static func videoColumns(_ callerID: String?) -> SQL {
-        let liked: SQL = callerID.map { ", EXISTS (SELECT 1 FROM activities liked WHERE liked.type = \(ActivityKind.like.sql) AND liked.from_user_id = \($0) AND liked.video_id = v.id)" } ?? ""
-        return "\(Video.columns), \(userColumns("o", callerID))\(liked)"
+        guard let callerID else { return anonymousVideoColumns }
+        return """
+            \(anonymousVideoColumns), \(isFollowing(.owner, callerID)), \
+            EXISTS (SELECT 1 FROM activities liked WHERE liked.type = \(ActivityKind.like.sql) AND liked.from_user_id = \(callerID) AND liked.video_id = v.id)
+            """
     }
 
-    /// The public fields of the user `alias`, then `isFollowing` (signed-in callers only; not
-    /// looked up for the caller themselves, who is the other user of every row of news).
-    private static func userColumns(_ alias: String, _ callerID: String?) -> SQL {
-        let following: SQL = callerID.map { """
-            , CASE WHEN \(unsafe: alias).id = \($0) THEN FALSE ELSE EXISTS (SELECT 1 FROM activities follows \
-            WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \($0) AND follows.to_user_id = \(unsafe: alias).id) END
-            """ } ?? ""
-        return """
-            \(unsafe: alias).id, \(unsafe: alias).username, \(unsafe: alias).display_name, \(unsafe: alias).avatar_url, \(unsafe: alias).role, \
-            \(unsafe: alias).followers_count, \(unsafe: alias).following_count, \(unsafe: alias).videos_count, \(unsafe: alias).created_at\(following)
-            """
+    /// A user joined under an alias of the selections, with the public fields `readUser` reads.
+    private struct JoinedUser {
+        let alias: SQL
+        let profile: SQL
+
+        init(_ alias: String) {
+            self.alias = SQL(unsafeSQL: alias)
+            // The alias is the program's own (below), so the list is one trusted text.
+            profile = SQL(unsafeSQL: """
+                \(alias).id, \(alias).username, \(alias).display_name, \(alias).avatar_url, \(alias).role, \
+                \(alias).followers_count, \(alias).following_count, \(alias).videos_count, \(alias).created_at
+                """)
+        }
+
+        static let owner = JoinedUser("o")
+        static let from = JoinedUser("fu")
+        static let to = JoinedUser("tu")
+    }
+
+    /// The public fields of a joined user, then `isFollowing` (signed-in callers only).
+    private static func userColumns(_ user: JoinedUser, _ callerID: String?) -> SQL {
+        guard let callerID else { return user.profile }
+        return "\(user.profile), \(isFollowing(user, callerID))"
+    }
+
+    /// Whether the caller follows the joined user; not looked up for the caller themselves,
+    /// who is the other user of every row of news.
+    private static func isFollowing(_ user: JoinedUser, _ callerID: String) -> SQL {
+        """
+        CASE WHEN \(user.alias).id = \(callerID) THEN FALSE ELSE EXISTS (SELECT 1 FROM activities follows \
+        WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \(callerID) AND follows.to_user_id = \(user.alias).id) END
+        """
     }
 
     /// Reads what `videoColumns` selects.
