@@ -69,7 +69,12 @@ public struct Viewer: Sendable, Equatable {
     }
 
     public func canSee(_ video: Video) -> Bool {
-        !video.hidden || canModerate || video.ownerID == userID
+        canSee(hidden: video.hidden, ownerID: video.ownerID)
+    }
+
+    /// Whether the viewer may see a video with this flag and owner.
+    public func canSee(hidden: Bool, ownerID: String) -> Bool {
+        !hidden || canModerate || ownerID == userID
     }
 
     /// How many rows a condition is evaluated for, which decides how a banned owner is found.

@@ -4,10 +4,11 @@ import VideoRegistry
 
 /// Turns domain values into API objects for one caller.
 ///
-/// Read paths select what they present in the same statement as the list itself
-/// (`videoSelection`, `activitySelection`: each row joined with its users and carrying the
-/// caller's flags). Write answers present values they already hold, loading owners,
-/// `likedByMe` and `isFollowing` in a few batched queries, never one per item.
+/// Videos and activities are always presented from their rows, selected in the same
+/// statement as the list itself (`videoSelection`, `activitySelection`: each row joined with
+/// its users and carrying the caller's flags), and written as JSON while read (`VideoJSON`).
+/// Users held as `Account` values are presented with `isFollowing` loaded in one batched
+/// query, never one per item.
 struct Presenter {
     let identity: Accounts.Identity?
     let connection: any DatabaseConnection
@@ -42,17 +43,12 @@ struct Presenter {
         return ids.compactMap { byID[$0] }
     }
 
-    func video(_ video: Video) throws -> VideoJSON {
-        try videos([video])[0]
-    }
-
-    func videos(_ list: [Video]) throws -> [VideoJSON] {
-        let owners = try usersByID(Set(list.map(\.ownerID)))
-        let liked = try identity.map { try activities.likedVideos(by: $0.userID, among: list.map(\.id), on: connection) }
-        return try list.map { video in
-            guard let owner = owners[video.ownerID] else { throw StorageError.decoding(column: "owner_id", expected: "an existing user") }
-            return VideoJSON(video: video, owner: owner, likedByMe: liked.map { $0.contains(video.id) })
+    /// The video as the reads present it (one statement), if the caller may see it.
+    func video(id: String) throws -> VideoJSON {
+        guard let video = try VideoStore().find(id: id, viewer: viewer, selecting: Self.videoSelection(for: identity), on: connection) else {
+            throw VideoRegistryError.notFound
         }
+        return video
     }
 
     func usersByID(_ ids: Set<String>) throws -> [String: UserJSON] {
@@ -74,7 +70,7 @@ extension Presenter {
     static func videoSelection(for identity: Accounts.Identity?) -> Selection<VideoJSON> {
         let callerID = identity?.userID
         return Selection(columns: videoColumns(callerID), joins: videoJoins) { reader in
-            try readVideo(&reader, callerID: callerID)
+            try VideoJSON(reading: &reader, callerID: callerID)
         }
     }
 
@@ -88,12 +84,7 @@ extension Presenter {
             columns: "\(Activity.columns), \(userColumns(.from, callerID)), \(userColumns(.to, callerID)), \(videoColumns(callerID))",
             joins: activityJoins
         ) { reader in
-            let activity = try Activity(reading: &reader)
-            let from = try readUser(&reader, callerID: callerID)
-            let to = try readUser(&reader, callerID: callerID)
-            // No video (a follow): the video's columns are all NULL and are not read.
-            let video = reader.nextIsNull ? nil : try readVideo(&reader, callerID: callerID)
-            return ActivityJSON(activity: activity, fromUser: from, toUser: to, video: video.flatMap { viewer.canSee($0.video) ? $0 : nil })
+            try ActivityJSON(reading: &reader, callerID: callerID, viewer: viewer)
         }
     }
 
@@ -147,14 +138,6 @@ extension Presenter {
         CASE WHEN \(user.alias).id = \(callerID) THEN FALSE ELSE EXISTS (SELECT 1 FROM activities follows \
         WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \(callerID) AND follows.to_user_id = \(user.alias).id) END
         """
-    }
-
-    /// Reads what `videoColumns` selects.
-    static func readVideo(_ reader: inout RowReader, callerID: String?) throws -> VideoJSON {
-        let video = try Video(reading: &reader)
-        let owner = try readUser(&reader, callerID: callerID)
-        let liked: Bool? = callerID == nil ? nil : try reader.next()
-        return VideoJSON(video: video, owner: owner, likedByMe: liked)
     }
 
     /// Reads what `userColumns` selects. The caller sees themselves as anyone does (no `isFollowing`).

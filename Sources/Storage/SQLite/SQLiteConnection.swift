@@ -247,6 +247,20 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
+    /// The text of a column in place, valid until the statement moves on.
+    static func text(_ statement: OpaquePointer, _ index: Int32) -> RowReader.Text {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL:
+            return .null
+        case SQLITE_TEXT:
+            // column_text before column_bytes, as SQLite documents: the count is then of the UTF-8 form.
+            guard let pointer = sqlite3_column_text(statement, index) else { return .bytes(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return .bytes(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, index))))
+        default:
+            return .notText
+        }
+    }
+
     /// The name of a result column of `statement` (for decoding errors).
     static func columnName(_ statement: OpaquePointer, _ index: Int32) -> String? {
         sqlite3_column_name(statement, index).map { String(cString: $0) }
