@@ -1,3 +1,4 @@
+import Synchronization
 import Telemetry
 
 /// Code that runs around every matched route, in the order added to the router.
@@ -20,10 +21,10 @@ public protocol Middleware<Identity>: Sendable {
 /// Add it first so it times everything else; `next` returns the response the client gets, errors
 /// included, so the recorded status is the real one. Unmatched requests (404/405) never reach middleware and are not recorded here.
 public struct MetricsMiddleware<Identity: Sendable>: Middleware {
-    let registry: MetricsRegistry
+    let series: RouteSeries
 
     public init(registry: MetricsRegistry) {
-        self.registry = registry
+        series = RouteSeries(registry: registry)
     }
 
     public func handle(
@@ -34,15 +35,41 @@ public struct MetricsMiddleware<Identity: Sendable>: Middleware {
         let response = next(request, context)
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        registry.counter(
-            "pacenote_http_requests_total", help: "HTTP requests answered, by route, method and status.",
-            labels: [("route", context.route), ("method", request.method), ("status", String(response.status))]
-        ).increment()
-        registry.histogram(
-            "pacenote_http_request_duration_seconds", help: "Time spent answering HTTP requests.",
-            labels: [("route", context.route)]
-        ).observe(seconds)
+        let (counter, histogram) = series.metrics(route: context.route, method: request.method, status: response.status)
+        counter.increment()
+        histogram.observe(seconds)
         return response
+    }
+}
+
+/// The request counter and duration histogram of each (route, method, status) seen, found
+/// with one small lookup instead of two registry look-ups by name and label arrays per request.
+final class RouteSeries: Sendable {
+    private struct Key: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    private let registry: MetricsRegistry
+    private let known = Mutex<[Key: (Counter, Histogram)]>([:])
+
+    init(registry: MetricsRegistry) {
+        self.registry = registry
+    }
+
+    func metrics(route: String, method: String, status: Int) -> (Counter, Histogram) {
+        let key = Key(route: route, method: method, status: status)
+        if let found = known.withLock({ $0[key] }) { return found }
+        let found = (
+            registry.counter(
+                "pacenote_http_requests_total", help: "HTTP requests answered, by route, method and status.",
+                labels: [("route", route), ("method", method), ("status", String(status))]),
+            registry.histogram(
+                "pacenote_http_request_duration_seconds", help: "Time spent answering HTTP requests.",
+                labels: [("route", route)]))
+        known.withLock { $0[key] = found }
+        return found
     }
 }
 

@@ -36,14 +36,19 @@ public struct RequestContext<Identity: Sendable>: Sendable {
     public var parameters: Parameters
     /// The matched pattern, e.g. "/v1/users/{id}" ("unmatched" otherwise); the metrics label.
     public var route: String
+    /// The request's method and the matched pattern, e.g. "GET /v1/users/{id}" (empty when
+    /// unmatched): what route lists are written in. Built once per route, not per request.
+    public var routeKey: String
     /// Set by the application's authentication middleware.
     public var identity: Identity?
 
-    public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String = "unmatched", identity: Identity? = nil) {
+    public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String = "unmatched", routeKey: String = "",
+                identity: Identity? = nil) {
         self.requestID = requestID
         self.logger = logger
         self.parameters = parameters
         self.route = route
+        self.routeKey = routeKey
         self.identity = identity
     }
 }

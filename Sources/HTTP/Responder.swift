@@ -105,8 +105,10 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         var response: Response
         switch match(method: request.method, path: request.path) {
         case .found(let index, let parameters):
+            let route = routeTable[index]
             let context = RequestContext<Identity>(
-                requestID: requestID, logger: requestLogger, parameters: parameters, route: routeTable[index].pattern)
+                requestID: requestID, logger: requestLogger, parameters: parameters, route: route.pattern,
+                routeKey: request.method == route.method ? route.key : "\(request.method) \(route.pattern)")
             response = chains[index](request, context)
         case .notFound:
             response = APIError.notFound().response

@@ -96,6 +96,8 @@ public final class RouterBuilder<Identity: Sendable> {
 struct Route<Identity: Sendable>: Sendable {
     let method: String
     let pattern: String
+    /// "METHOD pattern" (`RequestContext.routeKey`).
+    let key: String
     let options: RouteOptions
     let handler: Handler<Identity>
     /// (segment index, parameter name) for each `{name}` segment.
@@ -105,6 +107,7 @@ struct Route<Identity: Sendable>: Sendable {
     init(method: String, pattern: String, options: RouteOptions, handler: @escaping Handler<Identity>) {
         self.method = method
         self.pattern = pattern
+        key = "\(method) \(pattern)"
         self.options = options
         self.handler = handler
         var names: [(Int, String)] = []
@@ -129,10 +132,24 @@ enum RouteSegment: Sendable, Equatable {
 
 /// Splits "/a/b/" into ["a", "b"]: leading slash and one trailing slash ignored, empty
 /// segments in the middle kept (they match nothing).
+///
+/// Runs for every request, so it walks the bytes once and makes only the segments (ids and
+/// path words fit Swift's inline small strings: no allocation each).
 func splitPath(_ path: String) -> [String] {
-    var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-    if parts.first == "" { parts.removeFirst() }
-    if parts.last == "" { parts.removeLast() }
+    let bytes = path.utf8
+    var parts: [String] = []
+    parts.reserveCapacity(8)
+    var start = bytes.startIndex
+    if start != bytes.endIndex, bytes[start] == UInt8(ascii: "/") { start = bytes.index(after: start) }
+    var index = start
+    while index != bytes.endIndex {
+        if bytes[index] == UInt8(ascii: "/") {
+            parts.append(String(path[start..<index]))
+            start = bytes.index(after: index)
+        }
+        index = bytes.index(after: index)
+    }
+    if start != bytes.endIndex { parts.append(String(path[start..<bytes.endIndex])) }
     return parts
 }
 

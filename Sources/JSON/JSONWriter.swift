@@ -113,6 +113,43 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes a string given as UTF-8 bytes (text read in place from a database), or `null`
+    /// for nil. Valid UTF-8 is escaped and copied as it is; other bytes are decoded as `String`
+    /// decodes them (each invalid sequence becomes U+FFFD), so the output stays valid JSON.
+    public mutating func value(utf8 bytes: UnsafeRawBufferPointer?) {
+        separate()
+        if let bytes {
+            let utf8 = bytes.assumingMemoryBound(to: UInt8.self)
+            if Self.isValidUTF8(utf8) {
+                writeEscaped(utf8)
+            } else {
+                writeEscaped(String(decoding: utf8, as: UTF8.self))
+            }
+        } else {
+            appendASCII("null")
+        }
+        needsComma = true
+    }
+
+    /// Writes the string `prefix + middle + suffix` without making it (URLs derived from an id).
+    public mutating func value(_ prefix: StaticString, _ middle: String, _ suffix: StaticString) {
+        separate()
+        buffer.append(UInt8(ascii: "\""))
+        appendASCII(prefix)
+        var middle = middle
+        middle.withUTF8 { appendEscapedContent($0) }
+        appendASCII(suffix)
+        buffer.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Writes a value another writer encoded (its `bytes`), as it is.
+    public mutating func encoded(_ bytes: [UInt8]) {
+        separate()
+        buffer.append(contentsOf: bytes)
+        needsComma = true
+    }
+
     /// Writes an integer.
     public mutating func value(_ i: Int) {
         value(Int64(i))
@@ -253,52 +290,74 @@ public struct JSONWriter: Sendable {
     }
 
     @usableFromInline mutating func writeEscaped(_ s: String) {
-        buffer.append(UInt8(ascii: "\""))
         var s = s
-        s.withUTF8 { utf8 in
-            // Most strings (ids, names, titles) need no escape: one scan, one copy.
-            guard utf8.contains(where: Self.mayNeedEscape) else {
-                buffer.append(contentsOf: utf8)
-                return
-            }
-            var start = 0
-            var i = 0
-            let n = utf8.count
-            while i < n {
-                let b = utf8[i]
-                var escape: StaticString? = nil
-                var unicodeEscape: UInt8? = nil
-                var width = 1
-                switch b {
-                case UInt8(ascii: "\""): escape = "\\\""
-                case UInt8(ascii: "\\"): escape = "\\\\"
-                case 0x0A: escape = "\\n"
-                case 0x0D: escape = "\\r"
-                case 0x09: escape = "\\t"
-                case 0x08: escape = "\\b"
-                case 0x0C: escape = "\\f"
-                case 0x00..<0x20: unicodeEscape = b
-                case 0xE2 where i + 2 < n && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
-                    escape = utf8[i + 2] == 0xA8 ? "\\u2028" : "\\u2029"
-                    width = 3
-                default:
-                    i += 1
-                    continue
-                }
-                if start < i { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
-                if let escape {
-                    appendASCII(escape)
-                } else if let c = unicodeEscape {
-                    appendASCII("\\u00")
-                    buffer.append(Self.hexDigits[Int(c >> 4)])
-                    buffer.append(Self.hexDigits[Int(c & 0xF)])
-                }
-                i += width
-                start = i
-            }
-            if start < n { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<n])) }
-        }
+        s.withUTF8 { writeEscaped($0) }
+    }
+
+    /// Writes valid UTF-8 as a quoted, escaped string.
+    mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         buffer.append(UInt8(ascii: "\""))
+        appendEscapedContent(utf8)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `bytes` is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF).
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return true }
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    /// The escaped content of a string, without the quotes.
+    private mutating func appendEscapedContent(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Most strings (ids, names, titles) need no escape: one scan, one copy.
+        guard utf8.contains(where: Self.mayNeedEscape) else {
+            buffer.append(contentsOf: utf8)
+            return
+        }
+        var start = 0
+        var i = 0
+        let n = utf8.count
+        while i < n {
+            let b = utf8[i]
+            var escape: StaticString? = nil
+            var unicodeEscape: UInt8? = nil
+            var width = 1
+            switch b {
+            case UInt8(ascii: "\""): escape = "\\\""
+            case UInt8(ascii: "\\"): escape = "\\\\"
+            case 0x0A: escape = "\\n"
+            case 0x0D: escape = "\\r"
+            case 0x09: escape = "\\t"
+            case 0x08: escape = "\\b"
+            case 0x0C: escape = "\\f"
+            case 0x00..<0x20: unicodeEscape = b
+            case 0xE2 where i + 2 < n && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9):
+                escape = utf8[i + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                width = 3
+            default:
+                i += 1
+                continue
+            }
+            if start < i { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<i])) }
+            if let escape {
+                appendASCII(escape)
+            } else if let c = unicodeEscape {
+                appendASCII("\\u00")
+                buffer.append(Self.hexDigits[Int(c >> 4)])
+                buffer.append(Self.hexDigits[Int(c & 0xF)])
+            }
+            i += width
+            start = i
+        }
+        if start < n { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<n])) }
     }
 }
 

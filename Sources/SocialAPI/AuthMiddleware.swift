@@ -22,7 +22,7 @@ struct AuthMiddleware: Middleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) -> Response) throws -> Response {
         var context = context
-        let route = "\(request.method) \(context.route)"
+        let route = context.routeKey
         let open = !context.route.hasPrefix("/v1/")
             || Self.publicRoutes.contains(route)
             || (publicRead && Self.publicReadRoutes.contains(route))

@@ -50,6 +50,48 @@ public struct RowReader {
         return value
     }
 
+    /// Hands the next column's text to `body` as UTF-8 bytes, then moves past it: nil for
+    /// NULL. From SQLite the bytes are read in place (valid only inside `body`) and no
+    /// `String` is made, so a presenter copies long texts (titles, descriptions) straight
+    /// into a response; other sources go through their decoded value. Throws
+    /// `StorageError.decoding` for a column of another type. The bytes are whatever was
+    /// stored, not checked as UTF-8: the caller decides what invalid bytes become.
+    public mutating func nextText<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) throws -> R {
+        let result: R
+        switch text(at: index) {
+        case .null:
+            result = try body(nil)
+        case .bytes(let bytes):
+            result = try body(bytes)
+        case .string(var string):
+            result = try string.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+        case .notText:
+            throw StorageError.decoding(column: columnName(index), expected: "text")
+        }
+        index += 1
+        return result
+    }
+
+    /// A text column as a driver hands it over.
+    enum Text {
+        case null
+        /// In place, valid until the row changes.
+        case bytes(UnsafeRawBufferPointer)
+        case string(String)
+        case notText
+    }
+
+    private func text(at index: Int) -> Text {
+        if case .sqlite(let statement, let count) = source, index < count {
+            return SQLiteConnection.text(statement, Int32(index))
+        }
+        switch value(at: index) {
+        case .null?: return .null
+        case .text(let string)?: return .string(string)
+        default: return .notText
+        }
+    }
+
     /// True when the next column is NULL (it is not consumed).
     public var nextIsNull: Bool {
         guard let value = value(at: index), case .null = value else { return false }

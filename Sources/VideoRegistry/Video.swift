@@ -69,15 +69,37 @@ public struct Viewer: Sendable, Equatable {
     }
 
     public func canSee(_ video: Video) -> Bool {
-        !video.hidden || canModerate || video.ownerID == userID
+        canSee(hidden: video.hidden, ownerID: video.ownerID)
+    }
+
+    /// Whether the viewer may see a video with this flag and owner.
+    public func canSee(hidden: Bool, ownerID: String) -> Bool {
+        !hidden || canModerate || ownerID == userID
+    }
+
+    /// How many rows a condition is evaluated for, which decides how a banned owner is found.
+    public enum Rows: Sendable {
+        /// A list: the banned ids are read once per statement into a set (`bannedUserIDs`),
+        /// then each row is a lookup in it.
+        case many
+        /// One video by id: its owner's row is probed instead. Building the set is a temporary
+        /// B-tree per statement, which cost a read by id a quarter of its CPU.
+        case one
     }
 
     /// The SQL condition that keeps only the videos this viewer may see (`alias` names the
     /// videos table): not hidden and not by a banned owner, unless the viewer owns it or
     /// moderates.
-    public func visibilityFilter(_ alias: String = "v") -> SQL {
+    public func visibilityFilter(_ alias: String = "v", rows: Rows = .many) -> SQL {
         if canModerate { return "1 = 1" }
-        let shown: SQL = "(\(unsafe: alias).hidden = FALSE AND \(unsafe: alias).owner_id NOT IN (\(Self.bannedUserIDs)))"
+        let ownerShown: SQL = switch rows {
+        case .many: "\(unsafe: alias).owner_id NOT IN (\(Self.bannedUserIDs))"
+        case .one: """
+            NOT EXISTS (SELECT 1 FROM users banned_owner WHERE banned_owner.id = \(unsafe: alias).owner_id \
+            AND banned_owner.banned_at IS NOT NULL)
+            """
+        }
+        let shown: SQL = "(\(unsafe: alias).hidden = FALSE AND \(ownerShown))"
         if let userID { return "(\(shown) OR \(unsafe: alias).owner_id = \(userID))" }
         return shown
     }

@@ -21,7 +21,7 @@ public struct VideoStore: Sendable {
     public func find<Item>(id: String, viewer: Viewer, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> Item? {
         try connection.fetchOne("""
             SELECT \(selection.columns) FROM videos v \(selection.joins)
-            WHERE v.id = \(id) AND \(viewer.visibilityFilter())
+            WHERE v.id = \(id) AND \(viewer.visibilityFilter(rows: .one))
             """, reading: selection.read)
     }
 

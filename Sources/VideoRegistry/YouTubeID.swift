@@ -22,10 +22,15 @@ public struct YouTubeID: Sendable, Hashable, CustomStringConvertible {
     public var description: String { value }
 
     /// `https://i.ytimg.com/vi/<id>/hqdefault.jpg` (API.md, Video).
-    public var thumbnailURL: String { "https://i.ytimg.com/vi/\(value)/hqdefault.jpg" }
+    public var thumbnailURL: String { "\(Self.thumbnailURLParts.prefix)\(value)\(Self.thumbnailURLParts.suffix)" }
 
     /// `https://www.youtube.com/watch?v=<id>` (API.md, Video).
-    public var watchURL: String { "https://www.youtube.com/watch?v=\(value)" }
+    public var watchURL: String { "\(Self.watchURLParts.prefix)\(value)\(Self.watchURLParts.suffix)" }
+
+    /// The text around the id in `thumbnailURL` and `watchURL`, for a writer that puts the
+    /// URL together where it goes instead of making a string of it.
+    public static let thumbnailURLParts: (prefix: StaticString, suffix: StaticString) = ("https://i.ytimg.com/vi/", "/hqdefault.jpg")
+    public static let watchURLParts: (prefix: StaticString, suffix: StaticString) = ("https://www.youtube.com/watch?v=", "")
 }
 
 extension YouTubeID {

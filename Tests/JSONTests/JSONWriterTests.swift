@@ -40,6 +40,41 @@ final class JSONWriterTests: XCTestCase {
         }
     }
 
+    func testUTF8BytesAreWrittenAsStringsWouldBe() throws {
+        // Text read in place from a database arrives as bytes: valid UTF-8 must come out as the
+        // same String would, and anything else as String's decoding repairs it.
+        var inputs: [[UInt8]] = Self.hostileStrings.map { Array($0.utf8) }
+        inputs += [[0xFF], [0x41, 0xC3], [0xE2, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xC0, 0xAF], Array("ok".utf8) + [0x80]]
+        for bytes in inputs {
+            var fromBytes = JSONWriter()
+            fromBytes.beginArray()
+            bytes.withUnsafeBytes { fromBytes.value(utf8: $0) }
+            fromBytes.value(utf8: nil)
+            fromBytes.endArray()
+            var fromString = JSONWriter()
+            fromString.beginArray()
+            fromString.value(String(decoding: bytes, as: UTF8.self))
+            fromString.null()
+            fromString.endArray()
+            XCTAssertEqual(fromBytes.bytes, fromString.bytes, "\(bytes)")
+            XCTAssertNotNil(String(validating: fromBytes.bytes, as: UTF8.self))
+        }
+    }
+
+    func testPartsAndEncodedValues() throws {
+        var inner = JSONWriter()
+        inner.beginObject()
+        inner.field("a", 1)
+        inner.endObject()
+        var w = JSONWriter()
+        w.beginArray()
+        w.value("https://example.com/", "id\"x", "/end")
+        w.encoded(inner.bytes)
+        w.encoded(inner.bytes)
+        w.endArray()
+        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), #"["https://example.com/id\"x/end",{"a":1},{"a":1}]"#)
+    }
+
     func testLineSeparatorsAreEscaped() {
         var w = JSONWriter()
         w.value("a\u{2028}b\u{2029}c")

@@ -5,10 +5,9 @@ import XCTest
 @testable import JSON
 @testable import SocialAPI
 
-/// The one-statement selections read paths use must present exactly what the batched
-/// Presenter functions (write answers) present, for every kind of caller. Activities have no
-/// batched presenter of their own (no write answers a list of them): their reference is built
-/// here from the batched user and video presenters.
+/// The one-statement selections every video and activity is presented with, checked field by
+/// field against API.md's objects built here from the rows by other queries, for every kind
+/// of caller, read both in place from SQLite and from decoded `Row`s.
 final class PresenterTests: XCTestCase {
     private struct Fixture {
         let app: TestApplication
@@ -41,64 +40,113 @@ final class PresenterTests: XCTestCase {
         return Fixture(app: app, callers: [nil] + identities.map(Optional.some))
     }
 
-    private func json(_ items: [some JSONEncodable]) -> String {
+    private func json(_ value: some JSONEncodable) throws -> JSONValue {
         var writer = JSONWriter()
-        writer.writeArray(items) { writer, item in writer.value(item) }
-        return String(decoding: writer.bytes, as: UTF8.self)
+        writer.value(value)
+        return try JSONValue.parse(writer.bytes)
     }
 
-    private func read<Item>(_ selection: Selection<Item>, _ rows: [Row]) throws -> [Item] {
-        try rows.map { row in
+    private func timestamp(_ ms: Int64) throws -> JSONValue {
+        var writer = JSONWriter()
+        writer.timestamp(millisecondsSince1970: ms)
+        return try JSONValue.parse(writer.bytes)
+    }
+
+    /// The items of `sql` read by `selection` in place (as the routes read them), and the same
+    /// read from decoded rows; both must present the same.
+    private func readBothWays<Item: JSONEncodable>(_ selection: Selection<Item>, _ sql: SQL, on c: any DatabaseConnection) throws -> [JSONValue] {
+        let inPlace = try c.fetchAll(sql, reading: selection.read).map(json)
+        let fromRows = try c.fetchAll(sql).map { row in
             var reader = RowReader(row)
-            return try selection.read(&reader)
+            return try json(try selection.read(&reader))
         }
+        XCTAssertEqual(inPlace, fromRows)
+        return inPlace
     }
 
-    /// Each activity with its users and its video as the batched presenters show them; a video
-    /// the caller may not see is null.
-    private func presentBatched(_ list: [Activity], caller: Accounts.Identity?, on c: any DatabaseConnection) throws -> [ActivityJSON] {
-        let presenter = Presenter(caller, c)
-        let userIDs = Array(Set(list.flatMap { [$0.fromUserID, $0.toUserID] }))
-        let users = Dictionary(uniqueKeysWithValues: zip(userIDs, try presenter.users(ids: userIDs)))
-        let visible = try c.fetchAll("SELECT \(Video.columns) FROM videos v").map(Video.init(row:)).filter(presenter.viewer.canSee)
-        let videos = Dictionary(uniqueKeysWithValues: zip(visible.map(\.id), try presenter.videos(visible)))
-        return try list.map { activity in
-            ActivityJSON(activity: activity, fromUser: try XCTUnwrap(users[activity.fromUserID]), toUser: try XCTUnwrap(users[activity.toUserID]),
-                         video: activity.videoID.flatMap { videos[$0] })
-        }
+    /// API.md's User object of `userID` as `caller` sees it (the users presenter, which the
+    /// users routes answer with).
+    private func expectedUser(_ userID: String, caller: Accounts.Identity?, on c: any DatabaseConnection) throws -> JSONValue {
+        try json(try XCTUnwrap(try Presenter(caller, c).users(ids: [userID]).first))
     }
 
-    func testVideoSelectionPresentsWhatThePresenterDoes() throws {
+    /// API.md's Video object of `video` as `caller` sees it.
+    private func expectedVideo(_ video: Video, caller: Accounts.Identity?, on c: any DatabaseConnection) throws -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "id": .string(video.id), "youtubeId": .string(video.youtubeID.value), "title": .string(video.title),
+            "description": .string(video.description), "rallyId": .string(video.rallyID), "day": .int(Int64(video.day)),
+            "owner": try expectedUser(video.ownerID, caller: caller, on: c),
+            "likesCount": .int(Int64(video.likesCount)), "commentsCount": .int(Int64(video.commentsCount)),
+            "thumbnailUrl": .string("https://i.ytimg.com/vi/\(video.youtubeID.value)/hqdefault.jpg"),
+            "watchUrl": .string("https://www.youtube.com/watch?v=\(video.youtubeID.value)"),
+            "createdAt": try timestamp(video.createdAt), "hidden": .bool(video.hidden),
+        ]
+        if let caller {
+            let liked = try c.fetchValue(
+                "SELECT count(*) FROM activities WHERE type = 1 AND from_user_id = \(caller.userID) AND video_id = \(video.id)", as: Int.self)
+            fields["likedByMe"] = .bool(liked == 1)
+        }
+        return .object(fields)
+    }
+
+    func testVideoSelectionPresentsAPIVideos() throws {
         let fixture = try makeFixture()
         var sawFlags = (liked: false, following: false)
         for caller in fixture.callers {
             try fixture.app.application.database.read { c in
                 let videos = try c.fetchAll("SELECT \(Video.columns) FROM videos v ORDER BY v.seq").map(Video.init(row:))
-                let expected = json(try Presenter(caller, c).videos(videos))
+                let expected = try videos.map { try expectedVideo($0, caller: caller, on: c) }
                 let selection = Presenter.videoSelection(for: caller)
-                let actual = json(try read(selection, c.fetchAll("SELECT \(selection.columns) FROM videos v \(selection.joins) ORDER BY v.seq")))
+                let actual = try readBothWays(selection, "SELECT \(selection.columns) FROM videos v \(selection.joins) ORDER BY v.seq", on: c)
                 XCTAssertEqual(actual, expected, "caller \(caller?.userID ?? "anonymous")")
-                sawFlags.liked = sawFlags.liked || actual.contains(#""likedByMe":true"#)
-                sawFlags.following = sawFlags.following || actual.contains(#""isFollowing":true"#)
-                XCTAssertEqual(actual.contains("likedByMe"), caller != nil)
+                sawFlags.liked = sawFlags.liked || actual.contains { $0["likedByMe"] == .bool(true) }
+                sawFlags.following = sawFlags.following || actual.contains { $0["owner"]?["isFollowing"] == .bool(true) }
             }
         }
         XCTAssertTrue(sawFlags.liked && sawFlags.following, "the fixture exercises both flags")
     }
 
-    func testActivitySelectionPresentsWhatThePresenterDoes() throws {
+    func testActivitySelectionPresentsAPIActivities() throws {
         let fixture = try makeFixture()
         for caller in fixture.callers {
             try fixture.app.application.database.read { c in
                 let activities = try c.fetchAll("SELECT \(Activity.columns) FROM activities a ORDER BY a.seq").map(Activity.init(row:))
                 XCTAssertEqual(Set(activities.map(\.kind)), [.like, .comment, .inappropriate, .follow])
-                let expected = json(try presentBatched(activities, caller: caller, on: c))
+                let viewer = Viewer(caller)
+                let expected = try activities.map { activity -> JSONValue in
+                    let video = try activity.videoID.flatMap { id in
+                        try c.fetchOne("SELECT \(Video.columns) FROM videos v WHERE v.id = \(id)").map(Video.init(row:))
+                    }
+                    return .object([
+                        "id": .string(activity.id), "type": .string(activity.kind.name),
+                        "fromUser": try expectedUser(activity.fromUserID, caller: caller, on: c),
+                        "toUser": try expectedUser(activity.toUserID, caller: caller, on: c),
+                        "video": try video.flatMap { viewer.canSee($0) ? try expectedVideo($0, caller: caller, on: c) : nil } ?? .null,
+                        "content": activity.content.map(JSONValue.string) ?? .null, "createdAt": try timestamp(activity.createdAt),
+                    ])
+                }
                 let selection = Presenter.activitySelection(for: caller)
-                let actual = json(try read(selection, c.fetchAll("SELECT \(selection.columns) FROM activities a \(selection.joins) ORDER BY a.seq")))
+                let actual = try readBothWays(selection, "SELECT \(selection.columns) FROM activities a \(selection.joins) ORDER BY a.seq", on: c)
                 XCTAssertEqual(actual, expected, "caller \(caller?.userID ?? "anonymous")")
                 // The comment on the hidden video: null for alice and anonymous callers, shown to moderators.
-                XCTAssertEqual(actual.contains(#""video":null,"content":"Hidden soon""#), caller?.role.canModerate != true && caller?.userID != fixture.callers[2]?.userID)
+                let hiddenComment = try XCTUnwrap(actual.first { $0["content"] == .string("Hidden soon") })
+                XCTAssertEqual(hiddenComment["video"] == .null, caller?.role.canModerate != true && caller?.userID != fixture.callers[2]?.userID)
             }
+        }
+    }
+
+    func testStoredTextThatIsNotUTF8IsPresentedAsValidJSON() throws {
+        // SQLite keeps whatever bytes were stored as TEXT; the in-place reader must not pass
+        // invalid UTF-8 through to the response (it becomes U+FFFD, as String decoding does).
+        let fixture = try makeFixture()
+        try fixture.app.application.database.write { c in
+            _ = try c.execute("UPDATE videos SET title = CAST(X'5374616765FF20E282' AS TEXT), description = 'line\u{2028}break \"q\"'")
+        }
+        try fixture.app.application.database.read { c in
+            let selection = Presenter.videoSelection(for: nil)
+            let actual = try readBothWays(selection, "SELECT \(selection.columns) FROM videos v \(selection.joins) ORDER BY v.seq", on: c)
+            XCTAssertEqual(actual.first?["title"], .string("Stage\u{FFFD} \u{FFFD}"))
+            XCTAssertEqual(actual.first?["description"], .string("line\u{2028}break \"q\""))
         }
     }
 }

@@ -28,6 +28,17 @@ final class SQLiteDatabaseTests: XCTestCase {
         XCTAssertThrowsError(try rows[1].decode("missing", as: String.self))
     }
 
+    func testStatementsOfOneShapeAreRunWithTheirOwnValuesAndText() throws {
+        // The connection finds prepared statements by shape: each run must still see its own
+        // bound values, and statements that differ in trusted text must not share one.
+        let temp = try TemporarySQLite()
+        let answers = try temp.database.read { c in
+            try [1, 2, 3].map { n in try c.fetchValue("SELECT \(n) * 10", as: Int.self) }
+                + ["1", "2"].map { text in try c.fetchValue("SELECT \(unsafe: text) * 10", as: Int.self) }
+        }
+        XCTAssertEqual(answers, [10, 20, 30, 10, 20])
+    }
+
     func testConstraintViolationsKeepTheirKind() throws {
         let temp = try TemporarySQLite()
         try makeTable(temp.database)

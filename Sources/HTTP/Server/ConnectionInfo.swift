@@ -43,7 +43,11 @@ enum ConnectionInfo {
     /// Through the socket rather than `CONNECTION_INFO_CLIENT_ADDRESS` so that the address
     /// family and length come from the kernel, not from a pointer's assumed layout.
     static func clientAddress(of connection: OpaquePointer) -> String {
-        let fd = socket(of: connection)
+        clientAddress(of: socket(of: connection))
+    }
+
+    /// The peer's IP address of the socket `fd` as text; empty if unknown.
+    static func clientAddress(of fd: Int32) -> String {
         guard fd >= 0 else { return "" }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)

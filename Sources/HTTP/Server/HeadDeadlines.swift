@@ -15,6 +15,9 @@ final class ConnectionRecord: Sendable {
     static let inRequest: Int64 = 0
 
     let socket: Int32
+    /// The peer's address (`ConnectionInfo.clientAddress`), read once when the connection opens:
+    /// it cannot change, and a `getpeername` per request was 2% of a small read's CPU.
+    let remoteAddress: String
     /// Positive: waiting for a request head since this `monotonicMillis()`; or `inRequest`,
     /// or `expired` (final).
     let state: Atomic<Int64>
@@ -22,8 +25,9 @@ final class ConnectionRecord: Sendable {
     /// ordinary, one that never sent a whole head is what a slow-client attack looks like.
     let served = Atomic<Bool>(false)
 
-    init(socket: Int32, waitingSince: Int64) {
+    init(socket: Int32, waitingSince: Int64, remoteAddress: String = "") {
         self.socket = socket
+        self.remoteAddress = remoteAddress
         state = Atomic(max(1, waitingSince))
     }
 

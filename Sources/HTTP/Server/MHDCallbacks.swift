@@ -63,11 +63,9 @@ func mhdAccessHandler(
     guard let existing = conCls.pointee else {
         // The head is complete. Too late if the deadline (or the head screen) already took
         // the connection: its socket is shut down, and MHD closes it on .NO.
-        if let raw = ConnectionInfo.socketContext(of: connection),
-           !Unmanaged<ConnectionRecord>.fromOpaque(raw).takeUnretainedValue().headArrived() {
-            return .NO
-        }
-        return core.firstCall(connection: connection, url: url, method: method, version: version, conCls: conCls)
+        let record = ConnectionInfo.socketContext(of: connection).map { Unmanaged<ConnectionRecord>.fromOpaque($0).takeUnretainedValue() }
+        if let record, !record.headArrived() { return .NO }
+        return core.firstCall(connection: connection, record: record, url: url, method: method, version: version, conCls: conCls)
     }
     // Unmanaged: retained in firstCall, released only in mhdCompletedCallback, which runs after
     // the last access-handler call of this request.
@@ -142,7 +140,7 @@ func mhdConnectionNotify(
     case .CONNECTION_NOTIFY_STARTED:
         let socket = ConnectionInfo.socket(of: connection)
         guard socket >= 0 else { return }
-        let record = ConnectionRecord(socket: socket, waitingSince: monotonicMillis())
+        let record = ConnectionRecord(socket: socket, waitingSince: monotonicMillis(), remoteAddress: ConnectionInfo.clientAddress(of: socket))
         socketContext.pointee = Unmanaged.passRetained(record).toOpaque()
         core.deadlines.register(record)
         core.screenFirstBytes(of: record)
@@ -184,7 +182,7 @@ extension ServerCore {
     }
 
     func firstCall(
-        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        connection: OpaquePointer, record: ConnectionRecord?, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
         version: UnsafePointer<CChar>?, conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let methodString = method.map { String(cString: $0) } ?? ""
@@ -214,7 +212,7 @@ extension ServerCore {
 
         let box = RequestBox(
             head: Request(method: methodString, path: path, query: query, headers: HTTPHeaders(headers),
-                          remoteAddress: ConnectionInfo.clientAddress(of: connection)),
+                          remoteAddress: record?.remoteAddress ?? ConnectionInfo.clientAddress(of: connection)),
             upload: UploadState(maxBodyBytes: configuration.maxBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes))
         // Unmanaged: retained here for the life of the request; released exactly once in
         // mhdCompletedCallback (MHD_OPTION_NOTIFY_COMPLETED).

@@ -10,7 +10,14 @@ enum ActivityKind: Int, Sendable, CaseIterable {
     /// The type as a SQL literal, not a bound value: with a bound type, SQLite cannot know
     /// whether a partial index (`WHERE type = 4`) applies, and re-prepares the statement on
     /// every run (measured: a sixth of a simple read's time went to re-parsing).
-    var sql: SQL { SQL(unsafeSQL: String(rawValue)) }
+    var sql: SQL {
+        switch self {
+        case .like: "1"
+        case .comment: "2"
+        case .inappropriate: "3"
+        case .follow: "4"
+        }
+    }
 
     /// The name clients see (API.md "Objects").
     var name: String {

@@ -82,16 +82,6 @@ struct ActivityStore: Sendable {
             """).map(Activity.init(row:))
     }
 
-    /// Of `videoIDs`, those the user has liked.
-    func likedVideos(by userID: String, among videoIDs: [String], on connection: any DatabaseConnection) throws -> Set<String> {
-        guard !videoIDs.isEmpty else { return [] }
-        let list = SQL.joined(videoIDs.map { "\($0)" }, separator: ", ")
-        return Set(try connection.fetchAll("""
-            SELECT video_id FROM activities
-            WHERE type = \(ActivityKind.like.sql) AND from_user_id = \(userID) AND video_id IN (\(list))
-            """).map { try $0.decode("video_id", as: String.self) })
-    }
-
     /// Of `userIDs`, those the user follows.
     func followed(by userID: String, among userIDs: [String], on connection: any DatabaseConnection) throws -> Set<String> {
         guard !userIDs.isEmpty else { return [] }

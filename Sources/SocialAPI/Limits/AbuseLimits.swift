@@ -72,7 +72,7 @@ struct RateLimitMiddleware: Middleware {
     let stage: Stage
 
     func handle(_ request: Request, context: Context, next: (Request, Context) -> Response) throws -> Response {
-        let route = "\(request.method) \(context.route)"
+        let route = context.routeKey
         switch stage {
         case .beforeAuth:
             try limits.check(.requests, key: limits.clientKey(request))

@@ -4,10 +4,11 @@ import VideoRegistry
 
 /// Turns domain values into API objects for one caller.
 ///
-/// Read paths select what they present in the same statement as the list itself
-/// (`videoSelection`, `activitySelection`: each row joined with its users and carrying the
-/// caller's flags). Write answers present values they already hold, loading owners,
-/// `likedByMe` and `isFollowing` in a few batched queries, never one per item.
+/// Videos and activities are always presented from their rows, selected in the same
+/// statement as the list itself (`videoSelection`, `activitySelection`: each row joined with
+/// its users and carrying the caller's flags), and written as JSON while read (`VideoJSON`).
+/// Users held as `Account` values are presented with `isFollowing` loaded in one batched
+/// query, never one per item.
 struct Presenter {
     let identity: Accounts.Identity?
     let connection: any DatabaseConnection
@@ -42,17 +43,12 @@ struct Presenter {
         return ids.compactMap { byID[$0] }
     }
 
-    func video(_ video: Video) throws -> VideoJSON {
-        try videos([video])[0]
-    }
-
-    func videos(_ list: [Video]) throws -> [VideoJSON] {
-        let owners = try usersByID(Set(list.map(\.ownerID)))
-        let liked = try identity.map { try activities.likedVideos(by: $0.userID, among: list.map(\.id), on: connection) }
-        return try list.map { video in
-            guard let owner = owners[video.ownerID] else { throw StorageError.decoding(column: "owner_id", expected: "an existing user") }
-            return VideoJSON(video: video, owner: owner, likedByMe: liked.map { $0.contains(video.id) })
+    /// The video as the reads present it (one statement), if the caller may see it.
+    func video(id: String) throws -> VideoJSON {
+        guard let video = try VideoStore().find(id: id, viewer: viewer, selecting: Self.videoSelection(for: identity), on: connection) else {
+            throw VideoRegistryError.notFound
         }
+        return video
     }
 
     func usersByID(_ ids: Set<String>) throws -> [String: UserJSON] {
@@ -73,8 +69,8 @@ extension Presenter {
     /// and the owner's `isFollowing`. Hidden videos are the query's to filter out.
     static func videoSelection(for identity: Accounts.Identity?) -> Selection<VideoJSON> {
         let callerID = identity?.userID
-        return Selection(columns: videoColumns(callerID), joins: "JOIN users o ON o.id = v.owner_id") { reader in
-            try readVideo(&reader, callerID: callerID)
+        return Selection(columns: videoColumns(callerID), joins: videoJoins) { reader in
+            try VideoJSON(reading: &reader, callerID: callerID)
         }
     }
 
@@ -85,46 +81,63 @@ extension Presenter {
         let callerID = identity?.userID
         let viewer = Viewer(identity)
         return Selection(
-            columns: "\(Activity.columns), \(userColumns("fu", callerID)), \(userColumns("tu", callerID)), \(videoColumns(callerID))",
-            joins: """
-                JOIN users fu ON fu.id = a.from_user_id JOIN users tu ON tu.id = a.to_user_id
-                LEFT JOIN videos v ON v.id = a.video_id LEFT JOIN users o ON o.id = v.owner_id
-                """
+            columns: "\(Activity.columns), \(userColumns(.from, callerID)), \(userColumns(.to, callerID)), \(videoColumns(callerID))",
+            joins: activityJoins
         ) { reader in
-            let activity = try Activity(reading: &reader)
-            let from = try readUser(&reader, callerID: callerID)
-            let to = try readUser(&reader, callerID: callerID)
-            // No video (a follow): the video's columns are all NULL and are not read.
-            let video = reader.nextIsNull ? nil : try readVideo(&reader, callerID: callerID)
-            return ActivityJSON(activity: activity, fromUser: from, toUser: to, video: video.flatMap { viewer.canSee($0.video) ? $0 : nil })
+            try ActivityJSON(reading: &reader, callerID: callerID, viewer: viewer)
         }
     }
 
+    // The parts that do not depend on the caller are built once: a statement keeps an
+    // interpolated part whole, so reusing them costs nothing per request.
+    private static let videoJoins: SQL = "JOIN users o ON o.id = v.owner_id"
+    private static let activityJoins: SQL = """
+        JOIN users fu ON fu.id = a.from_user_id JOIN users tu ON tu.id = a.to_user_id
+        LEFT JOIN videos v ON v.id = a.video_id LEFT JOIN users o ON o.id = v.owner_id
+        """
+    private static let anonymousVideoColumns: SQL = "\(Video.columns), \(JoinedUser.owner.profile)"
+
     /// `Video.columns`, its owner `o` as `userColumns` selects it, then `likedByMe` (signed-in callers only).
     private static func videoColumns(_ callerID: String?) -> SQL {
-        let liked: SQL = callerID.map { ", EXISTS (SELECT 1 FROM activities liked WHERE liked.type = \(ActivityKind.like.sql) AND liked.from_user_id = \($0) AND liked.video_id = v.id)" } ?? ""
-        return "\(Video.columns), \(userColumns("o", callerID))\(liked)"
-    }
-
-    /// The public fields of the user `alias`, then `isFollowing` (signed-in callers only; not
-    /// looked up for the caller themselves, who is the other user of every row of news).
-    private static func userColumns(_ alias: String, _ callerID: String?) -> SQL {
-        let following: SQL = callerID.map { """
-            , CASE WHEN \(unsafe: alias).id = \($0) THEN FALSE ELSE EXISTS (SELECT 1 FROM activities follows \
-            WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \($0) AND follows.to_user_id = \(unsafe: alias).id) END
-            """ } ?? ""
+        guard let callerID else { return anonymousVideoColumns }
         return """
-            \(unsafe: alias).id, \(unsafe: alias).username, \(unsafe: alias).display_name, \(unsafe: alias).avatar_url, \(unsafe: alias).role, \
-            \(unsafe: alias).followers_count, \(unsafe: alias).following_count, \(unsafe: alias).videos_count, \(unsafe: alias).created_at\(following)
+            \(anonymousVideoColumns), \(isFollowing(.owner, callerID)), \
+            EXISTS (SELECT 1 FROM activities liked WHERE liked.type = \(ActivityKind.like.sql) AND liked.from_user_id = \(callerID) AND liked.video_id = v.id)
             """
     }
 
-    /// Reads what `videoColumns` selects.
-    static func readVideo(_ reader: inout RowReader, callerID: String?) throws -> VideoJSON {
-        let video = try Video(reading: &reader)
-        let owner = try readUser(&reader, callerID: callerID)
-        let liked: Bool? = callerID == nil ? nil : try reader.next()
-        return VideoJSON(video: video, owner: owner, likedByMe: liked)
+    /// A user joined under an alias of the selections, with the public fields `readUser` reads.
+    private struct JoinedUser {
+        let alias: SQL
+        let profile: SQL
+
+        init(_ alias: String) {
+            self.alias = SQL(unsafeSQL: alias)
+            // The alias is the program's own (below), so the list is one trusted text.
+            profile = SQL(unsafeSQL: """
+                \(alias).id, \(alias).username, \(alias).display_name, \(alias).avatar_url, \(alias).role, \
+                \(alias).followers_count, \(alias).following_count, \(alias).videos_count, \(alias).created_at
+                """)
+        }
+
+        static let owner = JoinedUser("o")
+        static let from = JoinedUser("fu")
+        static let to = JoinedUser("tu")
+    }
+
+    /// The public fields of a joined user, then `isFollowing` (signed-in callers only).
+    private static func userColumns(_ user: JoinedUser, _ callerID: String?) -> SQL {
+        guard let callerID else { return user.profile }
+        return "\(user.profile), \(isFollowing(user, callerID))"
+    }
+
+    /// Whether the caller follows the joined user; not looked up for the caller themselves,
+    /// who is the other user of every row of news.
+    private static func isFollowing(_ user: JoinedUser, _ callerID: String) -> SQL {
+        """
+        CASE WHEN \(user.alias).id = \(callerID) THEN FALSE ELSE EXISTS (SELECT 1 FROM activities follows \
+        WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \(callerID) AND follows.to_user_id = \(user.alias).id) END
+        """
     }
 
     /// Reads what `userColumns` selects. The caller sees themselves as anyone does (no `isFollowing`).

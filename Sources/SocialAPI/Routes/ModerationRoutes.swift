@@ -112,7 +112,7 @@ struct ModerationRoutes {
     }
 
     private func video(_ context: Context, _ video: Video) throws -> Response {
-        .json(200, try database.read { connection in try Presenter(context.identity, connection).video(video) })
+        .json(200, try database.read { connection in try Presenter(context.identity, connection).video(id: video.id) })
     }
 
     private func user(_ context: Context, _ account: Account) throws -> Response {

@@ -29,10 +29,11 @@ struct SearchRoutes {
         let identity = context.identity
         return try lists.respond(request, scope: "search-videos|\(query.prefixMatch)",
             fetch: { after, limit, connection in
-                try SearchStore().videos(query, viewer: Viewer(identity), after: try Positions.search(after), limit: limit, on: connection)
+                try SearchStore().videos(query, viewer: Viewer(identity), after: try Positions.search(after), limit: limit,
+                                         selecting: Presenter.videoSelection(for: identity), on: connection)
             },
             position: { Positions.search($0.1) },
-            present: { rows, connection in try Presenter(identity, connection).videos(rows.map(\.0)) })
+            present: { rows, _ in rows.map(\.0) })
     }
 
     /// `q` is 1 to 200 characters after trimming, counted like every text limit (API.md "Text").

@@ -118,6 +118,6 @@ struct VideoRoutes {
     }
 
     private func present(_ status: Int, _ video: Video, _ context: Context) throws -> Response {
-        .json(status, try database.read { connection in try Presenter(context.identity, connection).video(video) })
+        .json(status, try database.read { connection in try Presenter(context.identity, connection).video(id: video.id) })
     }
 }

@@ -75,9 +75,10 @@ struct SearchStore {
     }
 
     /// Videos the viewer may see, matching every word in the title or description.
-    func videos(_ query: SearchQuery, viewer: Viewer, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [(Video, Position)] {
+    func videos<Item>(_ query: SearchQuery, viewer: Viewer, after: Position?, limit: Int, selecting selection: Selection<Item>,
+                      on connection: any DatabaseConnection) throws -> [(Item, Position)] {
         let windowStart = try after?.windowStart ?? windowStart("videos_search", query, on: connection)
-        var out: [(Video, Position)] = []
+        var out: [(Item, Position)] = []
         for tier in Self.tiers(after: after) where out.count < limit {
             let terms: Terms
             switch tier {
@@ -88,15 +89,15 @@ struct SearchStore {
                 terms = .prefixNotWhole
             }
             let key = Self.key("videos_search", connection.dialect)
-            let rows = try connection.fetchAll("""
-                SELECT \(Video.columns), v.seq
-                FROM videos_search JOIN videos v ON v.seq = \(key)
+            out += try connection.fetchAll("""
+                SELECT v.seq, \(selection.columns)
+                FROM videos_search JOIN videos v ON v.seq = \(key) \(selection.joins)
                 WHERE \(Self.condition("videos_search", terms, query, connection.dialect)) AND \(key) >= \(windowStart)
                   AND \(key) < \(Self.bound(tier, after)) AND \(viewer.visibilityFilter())
                 ORDER BY \(key) DESC LIMIT \(limit - out.count)
-                """)
-            for row in rows {
-                out.append((try Video(row: row), Position(tier: tier, seq: try row.decode("seq"), windowStart: windowStart)))
+                """) { reader in
+                let seq: Int64 = try reader.next()
+                return (try selection.read(&reader), Position(tier: tier, seq: seq, windowStart: windowStart))
             }
         }
         return out

@@ -8,16 +8,33 @@ import Synchronization
 /// safe as long as no two threads use the same connection at once, which the pool guarantees.
 final class SQLiteConnection: DatabaseConnection {
     private var handle: OpaquePointer?
-    /// Prepared statements by SQL text, with their result column names (read once: building
-    /// Swift strings for them on every query showed up in profiles).
-    private var statements: [String: (statement: OpaquePointer, columns: [String])] = [:]
+
+    /// A prepared statement with its result column names (read once: building Swift strings
+    /// for them on every query showed up in profiles) and its text (for error messages).
+    private struct Prepared {
+        let statement: OpaquePointer
+        let columns: [String]
+        let text: String
+    }
+
+    /// Prepared statements by SQL text; these own the handles.
+    private var statements: [String: Prepared] = [:]
+    /// The same statements by `SQL.Shape` hash, each with the exact shape it was rendered
+    /// from: a statement seen before is found without rendering its text.
+    private var shapes: [UInt64: [(parts: [SQL.ShapePart], prepared: Prepared)]] = [:]
     let dialect = SQLDialect.sqlite
 
     // SQLITE_TRANSIENT is a cast macro Swift cannot import; -1 tells SQLite to copy the
     // bound bytes before the call returns, so Swift's buffers may go away right after.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
+    /// Process-wide settings, applied once before the first connection opens (they must
+    /// precede the library's initialization). A failure (someone else initialized SQLite
+    /// first) only leaves SQLite's defaults in place.
+    private static let libraryConfigured: Bool = pacenote_sqlite3_disable_memstatus() == SQLITE_OK
+
     init(path: String, flags: Int32) throws(StorageError) {
+        _ = Self.libraryConfigured
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         handle = db
@@ -35,6 +52,7 @@ final class SQLiteConnection: DatabaseConnection {
     func close() {
         for (_, cached) in statements { sqlite3_finalize(cached.statement) }
         statements.removeAll()
+        shapes.removeAll()
         if let handle { sqlite3_close_v2(handle) }
         handle = nil
     }
@@ -43,14 +61,14 @@ final class SQLiteConnection: DatabaseConnection {
 
     @discardableResult
     func execute(_ sql: SQL) throws(StorageError) -> Int {
-        let (text, binds) = sql.render(for: .sqlite)
-        let statement = try prepared(text).statement
+        let prepared = try self.prepared(sql)
+        let statement = prepared.statement
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
-        try bind(binds, to: statement, sql: text)
+        try bind(sql, to: prepared)
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
-            if rc != SQLITE_ROW { throw stepError(rc, sql: text) }
+            if rc != SQLITE_ROW { throw stepError(rc, sql: prepared.text) }
         }
         return Int(sqlite3_changes(handle))
     }
@@ -62,16 +80,16 @@ final class SQLiteConnection: DatabaseConnection {
     }
 
     func fetchAll<T>(_ sql: SQL, reading read: (inout RowReader) throws -> T) throws -> [T] {
-        let (text, binds) = sql.render(for: .sqlite)
-        let (statement, columns) = try prepared(text)
+        let prepared = try self.prepared(sql)
+        let statement = prepared.statement
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
-        try bind(binds, to: statement, sql: text)
+        try bind(sql, to: prepared)
         var items: [T] = []
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { return items }
-            guard rc == SQLITE_ROW else { throw stepError(rc, sql: text) }
-            var reader = RowReader(sqlite: statement, count: columns.count)
+            guard rc == SQLITE_ROW else { throw stepError(rc, sql: prepared.text) }
+            var reader = RowReader(sqlite: statement, count: prepared.columns.count)
             items.append(try read(&reader))
         }
     }
@@ -131,23 +149,34 @@ final class SQLiteConnection: DatabaseConnection {
 
     /// Steps through a query, decoding each row; `body` returns false to stop early.
     private func query(_ sql: SQL, _ body: (Row) -> Bool) throws(StorageError) {
-        let (text, binds) = sql.render(for: .sqlite)
-        let (statement, columns) = try prepared(text)
+        let prepared = try self.prepared(sql)
+        let statement = prepared.statement
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
-        try bind(binds, to: statement, sql: text)
-        let count = columns.count
+        try bind(sql, to: prepared)
+        let count = prepared.columns.count
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { return }
-            guard rc == SQLITE_ROW else { throw stepError(rc, sql: text) }
+            guard rc == SQLITE_ROW else { throw stepError(rc, sql: prepared.text) }
             var values: [DatabaseValue] = []
             values.reserveCapacity(count)
             for i in 0..<Int32(count) { values.append(Self.value(statement, i)) }
-            if !body(Row(columns: columns, values: values)) { return }
+            if !body(Row(columns: prepared.columns, values: values)) { return }
         }
     }
 
-    private func prepared(_ text: String) throws(StorageError) -> (statement: OpaquePointer, columns: [String]) {
+    /// The prepared statement for `sql`: found by its shape when seen before, else rendered,
+    /// prepared (or found by its text) and remembered under its shape.
+    private func prepared(_ sql: SQL) throws(StorageError) -> Prepared {
+        if let candidates = shapes[sql.shape.hash] {
+            for candidate in candidates where sql.matches(candidate.parts) { return candidate.prepared }
+        }
+        let prepared = try self.prepared(text: sql.render(for: .sqlite).text)
+        shapes[sql.shape.hash, default: []].append((sql.shapeParts, prepared))
+        return prepared
+    }
+
+    private func prepared(text: String) throws(StorageError) -> Prepared {
         if let cached = statements[text] { return cached }
         guard let handle else { throw StorageError.connectionLost("connection closed") }
         var statement: OpaquePointer?
@@ -158,13 +187,19 @@ final class SQLiteConnection: DatabaseConnection {
         let columns = (0..<sqlite3_column_count(statement)).map { index in
             sqlite3_column_name(statement, index).map { String(cString: $0) } ?? ""
         }
-        statements[text] = (statement, columns)
-        return (statement, columns)
+        let prepared = Prepared(statement: statement, columns: columns, text: text)
+        statements[text] = prepared
+        return prepared
     }
 
-    private func bind(_ values: [DatabaseValue], to statement: OpaquePointer, sql: String) throws(StorageError) {
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
+    /// Binds the values of `sql`, in order, to its prepared statement.
+    private func bind(_ sql: SQL, to prepared: Prepared) throws(StorageError) {
+        let statement = prepared.statement
+        var index: Int32 = 0
+        var failure: StorageError?
+        sql.forEachFragment { fragment in
+            guard case .bind(let value) = fragment else { return true }
+            index += 1
             let rc: Int32
             switch value {
             case .null:
@@ -183,8 +218,13 @@ final class SQLiteConnection: DatabaseConnection {
                     sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
                 }
             }
-            if rc != SQLITE_OK { throw makeError(rc, "sqlite3_bind", sql: sql).storageError }
+            if rc != SQLITE_OK {
+                failure = makeError(rc, "sqlite3_bind", sql: prepared.text).storageError
+                return false
+            }
+            return true
         }
+        if let failure { throw failure }
     }
 
     /// The value of a column of the row `statement` is on.
@@ -204,6 +244,20 @@ final class SQLiteConnection: DatabaseConnection {
             return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
         default:
             return .null
+        }
+    }
+
+    /// The text of a column in place, valid until the statement moves on.
+    static func text(_ statement: OpaquePointer, _ index: Int32) -> RowReader.Text {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL:
+            return .null
+        case SQLITE_TEXT:
+            // column_text before column_bytes, as SQLite documents: the count is then of the UTF-8 form.
+            guard let pointer = sqlite3_column_text(statement, index) else { return .bytes(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return .bytes(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, index))))
+        default:
+            return .notText
         }
     }
 
