@@ -31,6 +31,16 @@ public struct JSONWriter: Sendable {
     /// The JSON written so far.
     public var bytes: [UInt8] { buffer }
 
+    /// How many bytes are written so far: a mark for `truncate(to:)`.
+    public var count: Int { buffer.count }
+
+    /// Removes what was written after `mark`, a `count` taken right after a key, so another
+    /// value can take its place: for a value known to be unwanted only once written.
+    public mutating func truncate(to mark: Int) {
+        buffer.removeSubrange(mark...)
+        needsComma = false
+    }
+
     @inlinable mutating func separate() {
         if needsComma { buffer.append(UInt8(ascii: ",")) }
     }

@@ -1,4 +1,5 @@
 import Auth
+import JSON
 import Storage
 import VideoRegistry
 
@@ -81,7 +82,7 @@ extension Presenter {
         let callerID = identity?.userID
         let viewer = Viewer(identity)
         return Selection(
-            columns: "\(Activity.columns), \(userColumns(.from, callerID)), \(userColumns(.to, callerID)), \(videoColumns(callerID))",
+            columns: "\(ActivityJSON.columns), \(userColumns(.from, callerID)), \(userColumns(.to, callerID)), \(videoColumns(callerID))",
             joins: activityJoins
         ) { reader in
             try ActivityJSON(reading: &reader, callerID: callerID, viewer: viewer)
@@ -106,7 +107,7 @@ extension Presenter {
             """
     }
 
-    /// A user joined under an alias of the selections, with the public fields `readUser` reads.
+    /// A user joined under an alias of the selections, with the public fields `writeUser` writes.
     private struct JoinedUser {
         let alias: SQL
         let profile: SQL
@@ -140,20 +141,50 @@ extension Presenter {
         """
     }
 
-    /// Reads what `userColumns` selects. The caller sees themselves as anyone does (no `isFollowing`).
-    static func readUser(_ reader: inout RowReader, callerID: String?) throws -> UserJSON {
-        let id: String = try reader.next()
-        let username: String = try reader.next()
-        let displayName: String = try reader.next()
-        let avatarURL: String? = try reader.next()
-        let roleName: String = try reader.next()
-        guard let role = Role(rawValue: roleName) else { throw StorageError.decoding(column: "role", expected: "a role name") }
-        let profile = UserJSON.Profile(
-            id: id, username: username, displayName: displayName, avatarURL: avatarURL, role: role,
-            followersCount: try reader.next(), followingCount: try reader.next(), videosCount: try reader.next(),
-            createdAt: try reader.next())
-        guard let callerID else { return UserJSON(profile: profile, isFollowing: nil) }
-        let following: Bool = try reader.next()
-        return UserJSON(profile: profile, isFollowing: profile.id == callerID ? nil : following)
+    /// Writes what `userColumns` selects as a User object of API.md, read in place: no
+    /// `String` or `UserJSON` is made per user (four users per news row; making their strings
+    /// and destroying them was most of a row's own CPU). The field order is `UserJSON`'s. The
+    /// caller sees themselves as anyone does (no `isFollowing`).
+    static func writeUser(_ reader: inout RowReader, callerID: String?, to writer: inout JSONWriter) throws {
+        writer.beginObject()
+        writer.key("id")
+        let isCaller = try reader.nextText { bytes in
+            writer.value(utf8: bytes)
+            return callerID.map { Self.equal(bytes, $0) } ?? false
+        }
+        writer.key("username")
+        try reader.nextText { writer.value(utf8: $0) }
+        writer.key("displayName")
+        try reader.nextText { writer.value(utf8: $0) }
+        writer.key("avatarUrl")
+        try reader.nextText { writer.value(utf8: $0) }
+        let role = try reader.nextText { bytes in bytes.flatMap { Role(utf8: $0) } }
+        guard let role else { throw StorageError.decoding(column: "role", expected: "a role name") }
+        writer.field("role", role.rawValue)
+        writer.field("followersCount", try reader.next(as: Int64.self))
+        writer.field("followingCount", try reader.next(as: Int64.self))
+        writer.field("videosCount", try reader.next(as: Int64.self))
+        writer.field("createdAt", timestampMillis: try reader.next())
+        if callerID != nil {
+            let following: Bool = try reader.next()
+            if !isCaller { writer.field("isFollowing", following) }
+        }
+        writer.endObject()
+    }
+
+    /// Whether text read in place is `string`'s UTF-8.
+    private static func equal(_ bytes: UnsafeRawBufferPointer?, _ string: String) -> Bool {
+        guard let bytes else { return false }
+        return string.utf8.count == bytes.count && string.utf8.elementsEqual(bytes)
+    }
+}
+
+private extension Role {
+    /// The role named by stored text, without making a `String`.
+    init?(utf8 bytes: UnsafeRawBufferPointer) {
+        guard let role = Role.allCases.first(where: { role in
+            role.rawValue.utf8.count == bytes.count && role.rawValue.utf8.elementsEqual(bytes)
+        }) else { return nil }
+        self = role
     }
 }
