@@ -32,7 +32,7 @@ struct VideoJSON: JSONEncodable {
 
     /// Writes the video object of the row into `writer` (an activity's own, so its video is not
     /// copied twice) and answers the fields lists and filters look at.
-    static func write(reading reader: inout RowReader, callerID: String?, to writer: inout JSONWriter) throws -> Fields {
+    static func write(reading reader: inout RowReader, callerID: String?, caller: Presenter.CallerUser? = nil, to writer: inout JSONWriter) throws -> Fields {
         writer.beginObject()
         let id: String = try reader.next()
         writer.field("id", id)
@@ -54,7 +54,7 @@ struct VideoJSON: JSONEncodable {
         let flagsCount: Int = try reader.next()
         let createdAt: Int64 = try reader.next()
         writer.key("owner")
-        try Presenter.writeUser(&reader, callerID: callerID, to: &writer)
+        try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
         writer.field("likesCount", likesCount)
         writer.field("commentsCount", commentsCount)
         writer.key("thumbnailUrl")
@@ -90,7 +90,7 @@ struct ActivityJSON: JSONEncodable {
 
     /// Reads what `Presenter.activitySelection` selects: `columns`, its two users, then its
     /// video (all NULL for a follow). A video the viewer may not see is written as null.
-    init(reading reader: inout RowReader, callerID: String?, viewer: Viewer) throws {
+    init(reading reader: inout RowReader, callerID: String?, caller: Presenter.CallerUser?, viewer: Viewer) throws {
         var writer = JSONWriter(capacity: 2_048)
         writer.beginObject()
         let id: String = try reader.next()
@@ -102,9 +102,9 @@ struct ActivityJSON: JSONEncodable {
         let content: String? = try reader.next()
         let createdAt: Int64 = try reader.next()
         writer.key("fromUser")
-        try Presenter.writeUser(&reader, callerID: callerID, to: &writer)
+        try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
         writer.key("toUser")
-        try Presenter.writeUser(&reader, callerID: callerID, to: &writer)
+        try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
         writer.key("video")
         // No video (a follow): the video's columns are all NULL and are not read. A video the
         // viewer may not see is known once read: it is written, then cut off again.
@@ -112,7 +112,7 @@ struct ActivityJSON: JSONEncodable {
             writer.null()
         } else {
             let videoStart = writer.count
-            let video = try VideoJSON.write(reading: &reader, callerID: callerID, to: &writer)
+            let video = try VideoJSON.write(reading: &reader, callerID: callerID, caller: caller, to: &writer)
             if !viewer.canSee(hidden: video.hidden, ownerID: video.ownerID) {
                 writer.truncate(to: videoStart)
                 writer.null()
