@@ -170,12 +170,13 @@ extension Presenter {
         return "\(user.profile), \(isFollowing(user, callerID, callerLeftOut: callerLeftOut))"
     }
 
-    /// Whether the caller follows the joined user; not looked up for the caller themselves,
-    /// who is the other user of every row of news (or, `callerLeftOut`, a row joined to no user).
+    /// Whether the caller follows the joined user; NULL for the caller themselves (who is the
+    /// other user of every row of news, or, `callerLeftOut`, a row joined to no user): their
+    /// own object has no `isFollowing`, and SQL says so without an id compared per user in Swift.
     private static func isFollowing(_ user: JoinedUser, _ callerID: String, callerLeftOut: Bool) -> SQL {
         let isCaller: SQL = callerLeftOut ? "\(user.alias).id IS NULL" : "\(user.alias).id = \(callerID)"
         return """
-            CASE WHEN \(isCaller) THEN FALSE ELSE EXISTS (SELECT 1 FROM activities follows \
+            CASE WHEN \(isCaller) THEN NULL ELSE EXISTS (SELECT 1 FROM activities follows \
             WHERE follows.type = \(ActivityKind.follow.sql) AND follows.from_user_id = \(callerID) AND follows.to_user_id = \(user.alias).id) END
             """
     }
@@ -195,10 +196,7 @@ extension Presenter {
         }
         writer.beginObject()
         writer.key("id")
-        let isCaller = try reader.nextText { bytes in
-            writer.value(utf8: bytes)
-            return callerID.map { Self.equal(bytes, $0) } ?? false
-        }
+        try reader.nextText { writer.value(utf8: $0) }
         writer.key("username")
         try reader.nextText { writer.value(utf8: $0) }
         writer.key("displayName")
@@ -212,29 +210,30 @@ extension Presenter {
         writer.field("followingCount", try reader.next(as: Int64.self))
         writer.field("videosCount", try reader.next(as: Int64.self))
         writer.field("createdAt", timestampMillis: try reader.next())
-        if callerID != nil {
-            let following: Bool = try reader.next()
-            if !isCaller { writer.field("isFollowing", following) }
+        // NULL for the caller themselves (`isFollowing(_:_:callerLeftOut:)`): no field.
+        if callerID != nil, let following = try reader.next(as: Bool?.self) {
+            writer.field("isFollowing", following)
         }
         writer.endObject()
     }
 
     /// The columns of `JoinedUser.profile`.
     private static let userColumnCount = 9
-
-    /// Whether text read in place is `string`'s UTF-8.
-    private static func equal(_ bytes: UnsafeRawBufferPointer?, _ string: String) -> Bool {
-        guard let bytes else { return false }
-        return string.utf8.count == bytes.count && string.utf8.elementsEqual(bytes)
-    }
 }
 
 private extension Role {
     /// The role named by stored text, without making a `String`.
     init?(utf8 bytes: UnsafeRawBufferPointer) {
-        guard let role = Role.allCases.first(where: { role in
-            role.rawValue.utf8.count == bytes.count && role.rawValue.utf8.elementsEqual(bytes)
-        }) else { return nil }
+        // The three names differ in length: one comparison decides.
+        let role: Role
+        switch bytes.count {
+        case 4: role = .user
+        case 5: role = .admin
+        case 9: role = .moderator
+        default: return nil
+        }
+        let matches = bytes.elementsEqual(role.rawValue.utf8)
+        guard matches else { return nil }
         self = role
     }
 }
