@@ -92,6 +92,11 @@ public struct RowReader {
         }
     }
 
+    /// Moves past `count` columns without reading them.
+    public mutating func skip(_ count: Int) {
+        index += count
+    }
+
     /// True when the next column is NULL (it is not consumed).
     public var nextIsNull: Bool {
         guard let value = value(at: index), case .null = value else { return false }

@@ -61,6 +61,27 @@ final class JSONWriterTests: XCTestCase {
         }
     }
 
+    func testEveryByteAtEveryPositionOfAWordIsCheckedLikeAByteAtATime() {
+        // The plain-ASCII check reads eight bytes at a time: each byte that needs care (controls,
+        // quote, backslash, non-ASCII), at each position of a word and of the tail, with plain
+        // bytes around it that sit at the edges of the ranges it tests (space, '!', '#', '[', ']', DEL).
+        let neighbours: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x41]
+        for length in 1...19 {
+            for position in 0..<length {
+                for special: UInt8 in [0x00, 0x01, 0x1F, 0x22, 0x5C, 0x80, 0xC3, 0xE2, 0xFF] + neighbours {
+                    for neighbour in neighbours {
+                        var bytes = [UInt8](repeating: neighbour, count: length)
+                        bytes[position] = special
+                        let plain = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != 0x22 && $0 != 0x5C }
+                        bytes.withUnsafeBufferPointer {
+                            XCTAssertEqual(JSONWriter.isPlainASCII($0), plain, "\(bytes)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     func testPartsAndEncodedValues() throws {
         var inner = JSONWriter()
         inner.beginObject()

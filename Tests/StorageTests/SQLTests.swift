@@ -37,6 +37,16 @@ final class SQLTests: XCTestCase {
         XCTAssertEqual(first.render(for: .sqlite).text, second.render(for: .sqlite).text)
     }
 
+    func testMatchingHandsOverTheValuesInOrderWithTheirPositions() {
+        // A driver binds while it matches: nested statements' values come in render order.
+        let columns: SQL = "a, \(7) AS seven"
+        func statement(_ id: String) -> SQL { "SELECT \(columns) FROM t WHERE id = \(id) AND n < \(3.5) LIMIT \(20)" }
+        var handed: [(Int32, DatabaseValue)] = []
+        XCTAssertTrue(statement("b").matches(statement("a").shapeParts) { handed.append(($0, $1)) })
+        XCTAssertEqual(handed.map(\.0), [1, 2, 3, 4])
+        XCTAssertEqual(handed.map(\.1), statement("b").render(for: .sqlite).binds)
+    }
+
     func testTrustedTextIsPartOfTheShape() {
         func statement(_ column: String) -> SQL { "SELECT \(unsafe: column) FROM t" }
         XCTAssertFalse(statement("a").matches(statement("b").shapeParts))

@@ -23,9 +23,16 @@ struct VideoJSON: JSONEncodable {
     private let json: [UInt8]
 
     /// Reads what `Presenter.videoSelection` selects: `Video.columns`, the owner's columns
-    /// (`Presenter.readUser`), then `likedByMe` for a signed-in caller.
+    /// (`Presenter.writeUser`), then `likedByMe` for a signed-in caller.
     init(reading reader: inout RowReader, callerID: String?) throws {
         var writer = JSONWriter(capacity: 1_024)
+        video = try Self.write(reading: &reader, callerID: callerID, to: &writer)
+        json = writer.bytes
+    }
+
+    /// Writes the video object of the row into `writer` (an activity's own, so its video is not
+    /// copied twice) and answers the fields lists and filters look at.
+    static func write(reading reader: inout RowReader, callerID: String?, caller: Presenter.CallerUser? = nil, to writer: inout JSONWriter) throws -> Fields {
         writer.beginObject()
         let id: String = try reader.next()
         writer.field("id", id)
@@ -37,15 +44,17 @@ struct VideoJSON: JSONEncodable {
         try reader.nextText { writer.value(utf8: $0) }
         writer.key("description")
         try reader.nextText { writer.value(utf8: $0) }
-        writer.field("rallyId", try reader.next(as: String.self))
-        writer.field("day", try reader.next(as: Int.self))
+        writer.key("rallyId")
+        try reader.nextText { writer.value(utf8: $0) }
+        writer.field("day", try reader.next(as: Int64.self))
         let ownerID: String = try reader.next()
         let hidden: Bool = try reader.next()
         let likesCount: Int = try reader.next()
         let commentsCount: Int = try reader.next()
         let flagsCount: Int = try reader.next()
         let createdAt: Int64 = try reader.next()
-        writer.field("owner", try Presenter.readUser(&reader, callerID: callerID))
+        writer.key("owner")
+        try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
         writer.field("likesCount", likesCount)
         writer.field("commentsCount", commentsCount)
         writer.key("thumbnailUrl")
@@ -56,8 +65,7 @@ struct VideoJSON: JSONEncodable {
         writer.field("hidden", hidden)
         if callerID != nil { writer.field("likedByMe", try reader.next(as: Bool.self)) }
         writer.endObject()
-        video = Fields(id: id, ownerID: ownerID, hidden: hidden, likesCount: likesCount, flagsCount: flagsCount, createdAt: createdAt)
-        json = writer.bytes
+        return Fields(id: id, ownerID: ownerID, hidden: hidden, likesCount: likesCount, flagsCount: flagsCount, createdAt: createdAt)
     }
 
     func encode(to writer: inout JSONWriter) {
@@ -67,30 +75,53 @@ struct VideoJSON: JSONEncodable {
 
 /// An Activity object of API.md, written once as its row is read, like `VideoJSON`.
 struct ActivityJSON: JSONEncodable {
-    let activity: Activity
+    /// What lists page by and look up; everything else is only in the JSON.
+    struct Fields: Sendable {
+        let id: String
+        let createdAt: Int64
+    }
+
+    let activity: Fields
     private let json: [UInt8]
 
-    /// Reads what `Presenter.activitySelection` selects: `Activity.columns`, its two users, then
-    /// its video (all NULL for a follow). A video the viewer may not see is written as null.
-    init(reading reader: inout RowReader, callerID: String?, viewer: Viewer) throws {
-        activity = try Activity(reading: &reader)
+    /// The columns `init(reading:callerID:viewer:)` reads first, qualified by `a`. The users
+    /// and the video are read from their joined rows, so their ids are not selected again.
+    static let columns: SQL = "a.id, a.type, a.content, a.created_at"
+
+    /// Reads what `Presenter.activitySelection` selects: `columns`, its two users, then its
+    /// video (all NULL for a follow). A video the viewer may not see is written as null.
+    init(reading reader: inout RowReader, callerID: String?, caller: Presenter.CallerUser?, viewer: Viewer) throws {
         var writer = JSONWriter(capacity: 2_048)
         writer.beginObject()
-        writer.field("id", activity.id)
-        writer.field("type", activity.kind.name)
-        writer.field("fromUser", try Presenter.readUser(&reader, callerID: callerID))
-        writer.field("toUser", try Presenter.readUser(&reader, callerID: callerID))
-        writer.key("video")
-        // No video (a follow): the video's columns are all NULL and are not read.
-        if !reader.nextIsNull, case let video = try VideoJSON(reading: &reader, callerID: callerID),
-           viewer.canSee(hidden: video.video.hidden, ownerID: video.video.ownerID) {
-            writer.value(video)
-        } else {
-            writer.null()
+        let id: String = try reader.next()
+        writer.field("id", id)
+        guard let kind = ActivityKind(rawValue: try reader.next()) else {
+            throw StorageError.decoding(column: "type", expected: "an activity type 1...4")
         }
-        writer.field("content", activity.content)
-        writer.field("createdAt", timestampMillis: activity.createdAt)
+        writer.field("type", kind.name)
+        let content: String? = try reader.next()
+        let createdAt: Int64 = try reader.next()
+        writer.key("fromUser")
+        try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
+        writer.key("toUser")
+        try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
+        writer.key("video")
+        // No video (a follow): the video's columns are all NULL and are not read. A video the
+        // viewer may not see is known once read: it is written, then cut off again.
+        if reader.nextIsNull {
+            writer.null()
+        } else {
+            let videoStart = writer.count
+            let video = try VideoJSON.write(reading: &reader, callerID: callerID, caller: caller, to: &writer)
+            if !viewer.canSee(hidden: video.hidden, ownerID: video.ownerID) {
+                writer.truncate(to: videoStart)
+                writer.null()
+            }
+        }
+        writer.field("content", content)
+        writer.field("createdAt", timestampMillis: createdAt)
         writer.endObject()
+        activity = Fields(id: id, createdAt: createdAt)
         json = writer.bytes
     }
 

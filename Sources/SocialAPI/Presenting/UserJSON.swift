@@ -12,8 +12,8 @@ struct UserJSON: JSONEncodable {
         case owner
     }
 
-    /// The fields every caller sees; read straight from a joined row when a user is
-    /// presented inside a video or an activity (`Presenter`), so no whole `Account` is loaded.
+    /// The fields every caller sees. A user presented inside a video or an activity is written
+    /// straight from its joined row instead (`Presenter.writeUser`), in the same order.
     struct Profile: Sendable, Equatable {
         let id: String
         let username: String
@@ -38,14 +38,6 @@ struct UserJSON: JSONEncodable {
             videosCount: account.videosCount, createdAt: account.createdAt)
         self.view = view
         self.account = if case .owner = view { account } else { nil }
-    }
-
-    /// Another user, or the caller as others see them: `isFollowing` is nil for anonymous
-    /// callers and for the caller themselves.
-    init(profile: Profile, isFollowing: Bool?) {
-        self.profile = profile
-        view = isFollowing.map { .signedIn(isFollowing: $0) } ?? .anonymous
-        account = nil
     }
 
     func encode(to writer: inout JSONWriter) {

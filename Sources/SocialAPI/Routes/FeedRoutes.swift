@@ -41,8 +41,10 @@ struct FeedRoutes {
         let me = try context.caller()
         return try lists.respond(request, scope: "feed-news|\(me.userID)",
             fetch: { after, limit, connection in
+                // Every item is aimed at the caller: their user object is read once (`caller`).
                 try FeedStore().news(readerID: me.userID, viewer: Viewer(me), after: try Positions.time(after), limit: limit,
-                                     selecting: Presenter.activitySelection(for: me), on: connection)
+                                     selecting: Presenter.activitySelection(for: me, caller: try Presenter.callerUser(me, on: connection)),
+                                     on: connection)
             },
             position: { Positions.time($0.1.createdAt, $0.1.id) },
             present: { rows, _ in rows.map(\.0) })

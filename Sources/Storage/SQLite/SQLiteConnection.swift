@@ -61,10 +61,9 @@ final class SQLiteConnection: DatabaseConnection {
 
     @discardableResult
     func execute(_ sql: SQL) throws(StorageError) -> Int {
-        let prepared = try self.prepared(sql)
+        let prepared = try bound(sql)
         let statement = prepared.statement
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
-        try bind(sql, to: prepared)
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
@@ -80,10 +79,9 @@ final class SQLiteConnection: DatabaseConnection {
     }
 
     func fetchAll<T>(_ sql: SQL, reading read: (inout RowReader) throws -> T) throws -> [T] {
-        let prepared = try self.prepared(sql)
+        let prepared = try bound(sql)
         let statement = prepared.statement
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
-        try bind(sql, to: prepared)
         var items: [T] = []
         while true {
             let rc = sqlite3_step(statement)
@@ -149,10 +147,9 @@ final class SQLiteConnection: DatabaseConnection {
 
     /// Steps through a query, decoding each row; `body` returns false to stop early.
     private func query(_ sql: SQL, _ body: (Row) -> Bool) throws(StorageError) {
-        let prepared = try self.prepared(sql)
+        let prepared = try bound(sql)
         let statement = prepared.statement
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
-        try bind(sql, to: prepared)
         let count = prepared.columns.count
         while true {
             let rc = sqlite3_step(statement)
@@ -165,14 +162,27 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
-    /// The prepared statement for `sql`: found by its shape when seen before, else rendered,
-    /// prepared (or found by its text) and remembered under its shape.
-    private func prepared(_ sql: SQL) throws(StorageError) -> Prepared {
+    /// The prepared statement for `sql` with its values bound: found by its shape when seen
+    /// before (and bound in the same walk over the fragments), else rendered, prepared (or
+    /// found by its text), remembered under its shape, and bound.
+    private func bound(_ sql: SQL) throws(StorageError) -> Prepared {
         if let candidates = shapes[sql.shape.hash] {
-            for candidate in candidates where sql.matches(candidate.parts) { return candidate.prepared }
+            for candidate in candidates {
+                let statement = candidate.prepared.statement
+                var rc = SQLITE_OK
+                // A candidate that turns out not to match keeps the values bound so far; every
+                // use binds all of a statement's values before stepping it.
+                let same = sql.matches(candidate.parts) { position, value in
+                    if rc == SQLITE_OK { rc = Self.bind(value, at: position, to: statement) }
+                }
+                guard same else { continue }
+                guard rc == SQLITE_OK else { throw makeError(rc, "sqlite3_bind", sql: candidate.prepared.text).storageError }
+                return candidate.prepared
+            }
         }
         let prepared = try self.prepared(text: sql.render(for: .sqlite).text)
         shapes[sql.shape.hash, default: []].append((sql.shapeParts, prepared))
+        try bind(sql, to: prepared)
         return prepared
     }
 
@@ -194,37 +204,36 @@ final class SQLiteConnection: DatabaseConnection {
 
     /// Binds the values of `sql`, in order, to its prepared statement.
     private func bind(_ sql: SQL, to prepared: Prepared) throws(StorageError) {
-        let statement = prepared.statement
-        var index: Int32 = 0
-        var failure: StorageError?
+        var position: Int32 = 0
+        var rc = SQLITE_OK
         sql.forEachFragment { fragment in
             guard case .bind(let value) = fragment else { return true }
-            index += 1
-            let rc: Int32
-            switch value {
-            case .null:
-                rc = sqlite3_bind_null(statement, index)
-            case .integer(let i):
-                rc = sqlite3_bind_int64(statement, index, i)
-            case .real(let d):
-                rc = sqlite3_bind_double(statement, index, d)
-            case .text(var s):
-                // Bound with an explicit byte length, so a NUL inside the string is kept.
-                rc = s.withUTF8 { buffer in
-                    sqlite3_bind_text(statement, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
-                }
-            case .blob(let bytes):
-                rc = bytes.withUnsafeBytes { buffer in
-                    sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
-                }
-            }
-            if rc != SQLITE_OK {
-                failure = makeError(rc, "sqlite3_bind", sql: prepared.text).storageError
-                return false
-            }
-            return true
+            position += 1
+            rc = Self.bind(value, at: position, to: prepared.statement)
+            return rc == SQLITE_OK
         }
-        if let failure { throw failure }
+        if rc != SQLITE_OK { throw makeError(rc, "sqlite3_bind", sql: prepared.text).storageError }
+    }
+
+    /// Binds one value at its 1-based position.
+    private static func bind(_ value: DatabaseValue, at position: Int32, to statement: OpaquePointer) -> Int32 {
+        switch value {
+        case .null:
+            return sqlite3_bind_null(statement, position)
+        case .integer(let i):
+            return sqlite3_bind_int64(statement, position, i)
+        case .real(let d):
+            return sqlite3_bind_double(statement, position, d)
+        case .text(var s):
+            // Bound with an explicit byte length, so a NUL inside the string is kept.
+            return s.withUTF8 { buffer in
+                sqlite3_bind_text(statement, position, buffer.baseAddress, Int32(buffer.count), transient)
+            }
+        case .blob(let bytes):
+            return bytes.withUnsafeBytes { buffer in
+                sqlite3_bind_blob(statement, position, buffer.baseAddress, Int32(buffer.count), transient)
+            }
+        }
     }
 
     /// The value of a column of the row `statement` is on.

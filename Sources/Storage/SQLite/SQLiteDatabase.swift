@@ -114,13 +114,17 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         try? checkpointer.checkpointPassive()
     }
 
+    // Built once: a statement made from a literal allocates its fragment list every time.
+    private static let begin: SQL = "BEGIN"
+    private static let commit: SQL = "COMMIT"
+
     public func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
         try readerPool.withConnection { connection in
             // One deferred transaction, so that several statements see one snapshot.
-            try connection.execute("BEGIN")
+            try connection.execute(Self.begin)
             do {
                 let result = try body(connection)
-                try connection.execute("COMMIT")
+                try connection.execute(Self.commit)
                 return result
             } catch {
                 _ = try? connection.execute("ROLLBACK")
