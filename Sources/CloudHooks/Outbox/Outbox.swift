@@ -102,6 +102,29 @@ public struct Outbox: Sendable {
         }
     }
 
+    /// Up to `limit` due jobs of `lane`, oldest first, as the attempt that would take them
+    /// sees them (their attempt counted, not yet recorded): SQLite's one writer reads them,
+    /// runs them and records the outcome in one transaction (`finishGroup`), so no lease
+    /// is ever visible to anyone and none is written.
+    func dueJobs(lane: OutboxLane, limit: Int, now: Int64, on connection: any DatabaseConnection) throws -> [OutboxJob] {
+        try connection.fetchAll("""
+            SELECT seq, kind, payload, attempts + 1 AS attempts FROM outbox WHERE \(dueFilter(lane: lane, now: now))
+            ORDER BY seq LIMIT \(limit)
+            """).map(Self.job(row:))
+    }
+
+    /// Records a group of jobs taken by `dueJobs` as done, in one statement, if every one of
+    /// them is still due (answers false otherwise, and changes nothing it can keep: the caller
+    /// rolls back to its savepoint). The seqs go in as one JSON array, so the statement has
+    /// one shape whatever the group's size.
+    func finishGroup(_ jobs: [OutboxJob], lane: OutboxLane, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
+        let seqs = "[" + jobs.map { String($0.seq) }.joined(separator: ",") + "]"
+        return try connection.execute("""
+            UPDATE outbox SET state = 'done', attempts = attempts + 1, finished_at = \(now), leased_until = NULL, last_error = NULL
+            WHERE seq IN (SELECT value FROM json_each(\(seqs))) AND \(dueFilter(lane: lane, now: now))
+            """) == jobs.count
+    }
+
     /// Leases one job, counting an attempt (SQLite's one writer: nothing else leases meanwhile).
     func lease(_ seq: Int64, now: Int64, leaseMillis: Int64, on connection: any DatabaseConnection) throws -> OutboxJob? {
         try connection.fetchOne("""

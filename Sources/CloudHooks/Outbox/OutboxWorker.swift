@@ -19,6 +19,11 @@ import Storage
 public final class OutboxWorker: Sendable {
     /// A job's work, on the connection of the transaction that also completes it.
     public typealias Handler = @Sendable (OutboxJob, any DatabaseConnection) throws -> Void
+    /// The work of several jobs of one kind at once (set-based SQL instead of a statement per
+    /// job), on the connection of the transaction that also completes them. It must do what
+    /// the kind's `Handler` would do for each job, in any order relative to the lane's other
+    /// jobs; a group that throws is run again job by job with the `Handler`.
+    public typealias GroupHandler = @Sendable ([OutboxJob], any DatabaseConnection) throws -> Void
 
     /// What happened to a job, for metrics.
     public enum Outcome: String, Sendable {
@@ -37,12 +42,18 @@ public final class OutboxWorker: Sendable {
         /// Jobs leased at once where leases are taken ahead of the work (PostgreSQL), so that
         /// a budget of `batchMillis` gives few of them back.
         public var leaseBatch = 32
+        /// Jobs per savepoint, at most, where the work and its record share one transaction
+        /// (SQLite): a group is read, run and recorded done with one statement each, instead of
+        /// a savepoint, a lease and a settle per job. The worker sizes its groups from the time
+        /// the last one took, so a group ends near the batch's budget.
+        public var group = 256
         public var retry = RetryPolicy()
         public init() {}
     }
 
     private let database: any Database
     private let handlers: [String: Handler]
+    private let groupHandlers: [String: GroupHandler]
     private let clock: any Clock
     private let configuration: Configuration
     private let observe: @Sendable (OutboxJob, Outcome, (any Error)?) -> Void
@@ -50,12 +61,13 @@ public final class OutboxWorker: Sendable {
     private let loop = WorkerLoop()
 
     public init(
-        database: any Database, handlers: [String: Handler], clock: any Clock = SystemClock(),
+        database: any Database, handlers: [String: Handler], groupHandlers: [String: GroupHandler] = [:], clock: any Clock = SystemClock(),
         configuration: Configuration = .init(),
         observe: @escaping @Sendable (OutboxJob, Outcome, (any Error)?) -> Void = { _, _, _ in }
     ) {
         self.database = database
         self.handlers = handlers
+        self.groupHandlers = groupHandlers
         self.clock = clock
         self.configuration = configuration
         self.observe = observe
@@ -98,18 +110,63 @@ public final class OutboxWorker: Sendable {
         return outcomes.count
     }
 
-    /// SQLite, one writer: leases and work in one transaction, each job leased as the batch
-    /// reaches it, so a crash rolls both back and nothing waits for a lease to run out.
+    /// SQLite, one writer: reading, work and outcome in one transaction, so a crash rolls all
+    /// back and nothing waits for a lease to run out. The due jobs run in groups (`runGroup`);
+    /// the first group is one job, and each next one is as large as the time left allows at the
+    /// pace of the last, so the batch keeps to its budget whether a job costs 10 µs or 10 ms.
     private func runLeasingInside() throws -> [(OutboxJob, Outcome, (any Error)?)] {
         try database.write { connection in
             let started = ContinuousClock.now
             var outcomes: [(OutboxJob, Outcome, (any Error)?)] = []
-            for seq in try outbox.due(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(), on: connection) {
-                guard ContinuousClock.now - started < budget else { break }
-                guard let job = try outbox.lease(seq, now: clock.nowMillis(), leaseMillis: configuration.leaseMillis, on: connection) else { continue }
-                if let outcome = try run(job, on: connection) { outcomes.append(outcome) }
+            var due = try outbox.dueJobs(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(), on: connection)[...]
+            var size = 1
+            while !due.isEmpty {
+                let groupStarted = ContinuousClock.now
+                let left = budget - (groupStarted - started)
+                guard left > .zero else { break }
+                let group = Array(due.prefix(size))
+                due = due.dropFirst(group.count)
+                outcomes += try runGroup(group, on: connection)
+                let perJob = (ContinuousClock.now - groupStarted) / group.count
+                let fits = perJob > .zero ? Int((left - perJob * group.count) / perJob) : configuration.group
+                size = max(1, min(configuration.group, fits))
             }
             return outcomes
+        }
+    }
+
+    /// Jobs taken by `dueJobs`, in one savepoint: each kind with a group handler in one call
+    /// (at its first job; such kinds commute with the others), the other jobs one by one in
+    /// order, then all recorded done at once. If anything fails, the group is rolled back
+    /// and its jobs run again one by one (`run`), so a failing job fails alone, with its
+    /// retry recorded, and the others are done exactly once.
+    private func runGroup(_ jobs: [OutboxJob], on connection: any DatabaseConnection) throws -> [(OutboxJob, Outcome, (any Error)?)] {
+        try connection.execute("SAVEPOINT outbox_group")
+        do {
+            var grouped = Set<String>()
+            for job in jobs {
+                if let groupHandler = groupHandlers[job.kind] {
+                    guard grouped.insert(job.kind).inserted else { continue }
+                    try groupHandler(jobs.filter { $0.kind == job.kind }, connection)
+                } else {
+                    guard let handler = handlers[job.kind] else { throw UnknownJobKind(kind: job.kind) }
+                    try handler(job, connection)
+                }
+            }
+            guard try outbox.finishGroup(jobs, lane: configuration.lane, now: clock.nowMillis(), on: connection) else {
+                throw GroupNoLongerDue()
+            }
+            try connection.execute("RELEASE outbox_group")
+            return jobs.map { ($0, .done, nil) }
+        } catch let error as StorageError where error.isTransactionConflict {
+            throw error
+        } catch {
+            try connection.execute("ROLLBACK TO outbox_group")
+            try connection.execute("RELEASE outbox_group")
+            return try jobs.compactMap { job in
+                guard let leased = try outbox.lease(job.seq, now: clock.nowMillis(), leaseMillis: configuration.leaseMillis, on: connection) else { return nil }
+                return try run(leased, on: connection)
+            }
         }
     }
 
@@ -188,6 +245,10 @@ public final class OutboxWorker: Sendable {
         return (job, .done, nil)
     }
 }
+
+/// A group some job of which was no longer due when it finished (SQLite's one writer makes
+/// this a bug, not a race); its jobs run again one by one.
+struct GroupNoLongerDue: Error {}
 
 /// A job whose kind no handler is registered for (a newer server enqueued it, or a typo).
 public struct UnknownJobKind: Error, CustomStringConvertible {
