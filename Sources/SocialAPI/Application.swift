@@ -131,7 +131,8 @@ public final class Application: Sendable {
                                   clock: clock, observe: observeJob)
         var notifyLane = OutboxWorker.Configuration()
         notifyLane.lane = .notify
-        notifyWorker = OutboxWorker(database: database, handlers: notifier.jobHandlers(), clock: clock, configuration: notifyLane, observe: observeJob)
+        notifyWorker = OutboxWorker(database: database, handlers: notifier.jobHandlers(), groupHandlers: notifier.groupHandlers(), clock: clock,
+                                    configuration: notifyLane, observe: observeJob)
         let dispatcher = PushDispatcher(database: database, providers: configuration.push.providers, webhook: configuration.push.webhook,
                                         clock: clock, metrics: metrics)
         var pushLane = DeliveryWorker.Configuration()
