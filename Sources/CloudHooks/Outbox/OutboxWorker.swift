@@ -77,10 +77,10 @@ public final class OutboxWorker: Sendable {
         let newest = Mutex<Int64?>(nil)
         loop.start(name: "pacenote.outbox.\(configuration.lane)", pollInterval: configuration.pollInterval) { [self] in
             let ran = (try? runDueJobs()) ?? 0
-            // While requests keep enqueueing (the newest job changes), a backlog drains one
+            // While requests keep enqueueing (the newest job of any lane changes), a backlog drains one
             // batch per interval: a batch holds the write connection, which they need too.
             // Once they stop, it drains at full speed.
-            let latest = try? database.read { try outbox.newest(lane: configuration.lane, on: $0) }
+            let latest = try? database.read { try outbox.newest(on: $0) }
             return newest.withLock { newest in
                 defer { newest = latest }
                 return ran == 0 || latest != newest
@@ -116,18 +116,20 @@ public final class OutboxWorker: Sendable {
     /// pace of the last, so the batch keeps to its budget whether a job costs 10 µs or 10 ms.
     private func runLeasingInside() throws -> [(OutboxJob, Outcome, (any Error)?)] {
         try database.write { connection in
+            var due = try outbox.due(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(), on: connection)[...]
+            // The budget starts after the look-up, so that a batch always runs its first group
+            // (the look-up sorts the whole backlog: milliseconds for tens of thousands of jobs).
             let started = ContinuousClock.now
             var outcomes: [(OutboxJob, Outcome, (any Error)?)] = []
-            var due = try outbox.dueJobs(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(), on: connection)[...]
             var size = 1
             while !due.isEmpty {
                 let groupStarted = ContinuousClock.now
                 let left = budget - (groupStarted - started)
                 guard left > .zero else { break }
-                let group = Array(due.prefix(size))
-                due = due.dropFirst(group.count)
+                let group = try outbox.jobs(Array(due.prefix(size)), on: connection)
+                due = due.dropFirst(size)
                 outcomes += try runGroup(group, on: connection)
-                let perJob = (ContinuousClock.now - groupStarted) / group.count
+                let perJob = (ContinuousClock.now - groupStarted) / max(1, group.count)
                 let fits = perJob > .zero ? Int((left - perJob * group.count) / perJob) : configuration.group
                 size = max(1, min(configuration.group, fits))
             }
@@ -135,12 +137,13 @@ public final class OutboxWorker: Sendable {
         }
     }
 
-    /// Jobs taken by `dueJobs`, in one savepoint: each kind with a group handler in one call
+    /// Jobs read by `Outbox.jobs`, in one savepoint: each kind with a group handler in one call
     /// (at its first job; such kinds commute with the others), the other jobs one by one in
     /// order, then all recorded done at once. If anything fails, the group is rolled back
     /// and its jobs run again one by one (`run`), so a failing job fails alone, with its
     /// retry recorded, and the others are done exactly once.
     private func runGroup(_ jobs: [OutboxJob], on connection: any DatabaseConnection) throws -> [(OutboxJob, Outcome, (any Error)?)] {
+        guard !jobs.isEmpty else { return [] }
         try connection.execute("SAVEPOINT outbox_group")
         do {
             var grouped = Set<String>()
