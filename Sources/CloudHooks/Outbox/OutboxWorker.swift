@@ -38,6 +38,12 @@ public final class OutboxWorker: Sendable {
         public var batch = 500
         /// A batch takes no new job once it has run this long.
         public var batchMillis: Int64 = 20
+        /// The same two limits while no request has enqueued a job since the last batch
+        /// (SQLite): a backlog left by a burst drains in larger transactions, each writing a
+        /// timeline page once for more rows. A request that comes meanwhile waits for at most
+        /// one such batch; the next batch is a short one again.
+        public var idleBatch = 5_000
+        public var idleBatchMillis: Int64 = 100
         public var leaseMillis: Int64 = 60_000
         /// Jobs leased at once where leases are taken ahead of the work (PostgreSQL), so that
         /// a budget of `batchMillis` gives few of them back.
@@ -46,7 +52,7 @@ public final class OutboxWorker: Sendable {
         /// (SQLite): a group is read, run and recorded done with one statement each, instead of
         /// a savepoint, a lease and a settle per job. The worker sizes its groups from the time
         /// the last one took, so a group ends near the batch's budget.
-        public var group = 256
+        public var group = 1_000
         public var retry = RetryPolicy()
         public init() {}
     }
@@ -75,16 +81,19 @@ public final class OutboxWorker: Sendable {
 
     public func start() {
         let newest = Mutex<Int64?>(nil)
+        let idle = Mutex(false)
         loop.start(name: "pacenote.outbox.\(configuration.lane)", pollInterval: configuration.pollInterval) { [self] in
-            let ran = (try? runDueJobs()) ?? 0
+            let ran = (try? runDueJobs(idle: idle.withLock { $0 })) ?? 0
             // While requests keep enqueueing (the newest job of any lane changes), a backlog drains one
             // batch per interval: a batch holds the write connection, which they need too.
             // Once they stop, it drains at full speed.
             let latest = try? database.read { try outbox.newest(on: $0) }
-            return newest.withLock { newest in
+            let busy = newest.withLock { newest in
                 defer { newest = latest }
-                return ran == 0 || latest != newest
+                return latest != newest
             }
+            idle.withLock { $0 = !busy }
+            return ran == 0 || busy
         }
     }
 
@@ -100,10 +109,13 @@ public final class OutboxWorker: Sendable {
 
     /// Runs one batch of due jobs; answers how many ran. Public for tests, which drive the
     /// worker by hand with an injected clock instead of its thread.
+    /// `idle`: no request enqueued since the last batch, so the batch may take the larger
+    /// `idleBatch` limits (SQLite).
     @discardableResult
-    public func runDueJobs() throws -> Int {
+    public func runDueJobs(idle: Bool = false) throws -> Int {
         let outcomes = switch database.dialect {
-        case .sqlite: try runLeasingInside()
+        case .sqlite: try runLeasingInside(limit: idle ? configuration.idleBatch : configuration.batch,
+                                           budget: .milliseconds(idle ? configuration.idleBatchMillis : configuration.batchMillis))
         case .postgres: try runLeasedAhead()
         }
         for (job, outcome, error) in outcomes { observe(job, outcome, error) }
@@ -114,9 +126,9 @@ public final class OutboxWorker: Sendable {
     /// back and nothing waits for a lease to run out. The due jobs run in groups (`runGroup`);
     /// the first group is one job, and each next one is as large as the time left allows at the
     /// pace of the last, so the batch keeps to its budget whether a job costs 10 µs or 10 ms.
-    private func runLeasingInside() throws -> [(OutboxJob, Outcome, (any Error)?)] {
+    private func runLeasingInside(limit: Int, budget: Duration) throws -> [(OutboxJob, Outcome, (any Error)?)] {
         try database.write { connection in
-            var due = try outbox.due(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(), on: connection)[...]
+            var due = try outbox.due(lane: configuration.lane, limit: limit, now: clock.nowMillis(), on: connection)[...]
             // The budget starts after the look-up, so that a batch always runs its first group
             // (the look-up sorts the whole backlog: milliseconds for tens of thousands of jobs).
             let started = ContinuousClock.now
