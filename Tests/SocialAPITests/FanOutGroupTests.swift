@@ -112,6 +112,34 @@ final class FanOutGroupTests: XCTestCase {
         XCTAssertEqual(try worker.runDueJobs(), 0, "nothing left to continue")
     }
 
+    /// The notify lane's group: only the activities some follower wants to hear of run as
+    /// jobs (here `f2` turned `followingActivity` on); the others end at the group's one
+    /// statement, done, with no notification.
+    func testFollowingNotificationsGoOnlyToFollowersWhoWantThemAndEveryJobIsDone() throws {
+        let notifier = Notifier(configuration: .init(), clock: SystemClock())
+        var lane = OutboxWorker.Configuration()
+        lane.lane = .notify
+        lane.batchMillis = 10_000
+        let worker = OutboxWorker(database: temp.database, handlers: notifier.jobHandlers(), groupHandlers: notifier.groupHandlers(), configuration: lane)
+        let enqueue = { (activity: String) in
+            try self.temp.database.write { c in
+                try Outbox().enqueue(kind: Notifier.JobKind.following, payload: JobInput.encode(["activity": .string(activity), "after": .int(0), "push": .bool(false)]),
+                                     lane: .notify, now: 0, on: c)
+            }
+        }
+        for activity in ["x1", "x2", "x3"] { try enqueue(activity) }
+        XCTAssertEqual(try worker.runDueJobs(), 3)
+        XCTAssertEqual(try temp.count("notifications"), 0, "nobody wants following activity")
+        try temp.database.write { c in try c.execute("UPDATE users SET notify_following_activity = 1 WHERE id = 'f2'") }
+        for activity in ["x1", "x2", "x3", "x4"] { try enqueue(activity) }
+        XCTAssertEqual(try worker.runDueJobs(), 4)
+        let received = try temp.database.read { c in
+            try c.fetchAll("SELECT user_id || ':' || activity_id AS n FROM notifications ORDER BY n").map { try $0.decode("n", as: String.self) }
+        }
+        XCTAssertEqual(received, ["f2:x1", "f2:x2", "f2:x3", "f2:x4"])
+        XCTAssertEqual(try states(), Array(repeating: "done", count: 7))
+    }
+
     /// Undone before its fan-out ran (a like, then its unlike): the fan-out job finds nothing,
     /// the cleanup job nothing to remove, and both are done.
     func testAnActivityUndoneBeforeItsFanOutLeavesNoRows() throws {
