@@ -194,6 +194,27 @@ final class OutboxWorkerTests: XCTestCase {
         }
     }
 
+    /// While no request writes, a batch may take `idleBatch` jobs instead of `batch`.
+    func testAnIdleBatchTakesTheLargerLimit() throws {
+        let temp = try makeDatabase()
+        let clock = TestClock()
+        try temp.database.write { c in
+            for n in 0..<6 { try Outbox().enqueue(kind: "effect", payload: "\(n)", now: clock.nowMillis(), on: c) }
+        }
+        var configuration = OutboxWorker.Configuration()
+        configuration.batch = 2
+        configuration.idleBatch = 3
+        configuration.batchMillis = 10_000
+        configuration.idleBatchMillis = 10_000
+        configuration.leaseBatch = 2  // PostgreSQL leases ahead: its batches keep the busy limit
+        let worker = OutboxWorker(database: temp.database, handlers: [
+            "effect": { job, connection in try connection.execute("INSERT INTO effects (job) VALUES (\(job.payload))") },
+        ], clock: clock, configuration: configuration)
+        XCTAssertEqual(try worker.runDueJobs(), 2)
+        XCTAssertEqual(try worker.runDueJobs(idle: true), temp.dialect == .sqlite ? 3 : 2)
+        XCTAssertEqual(try temp.count("effects"), temp.dialect == .sqlite ? 5 : 4)
+    }
+
     /// A group that fails is rolled back and run again job by job, so the failing job fails
     /// alone (its retry recorded) and the others are done once.
     func testAFailingGroupFallsBackToOneJobAtATime() throws {

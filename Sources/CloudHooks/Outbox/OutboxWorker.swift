@@ -4,15 +4,17 @@ import Storage
 
 /// Runs outbox jobs on one background thread.
 ///
-/// Due jobs run in batches: one write transaction per batch, each job inside its own
-/// savepoint together with its completion, so work that only touches the database happens
-/// exactly once, with workers on several servers too (`runLeasedAhead`). A failing job's work
-/// is rolled back to its savepoint and its retry (`RetryPolicy`) recorded in the same
-/// transaction; the other jobs of the batch commit.
+/// Due jobs run in batches: one write transaction per batch, each job's work inside a
+/// savepoint together with its completion (on SQLite a group of jobs per savepoint,
+/// `runGroup`), so work that only touches the database happens exactly once, with workers on
+/// several servers too (`runLeasedAhead`). A failing job's work is rolled back to its
+/// savepoint and its retry (`RetryPolicy`) recorded in the same transaction; the other jobs
+/// of the batch commit.
 /// Batching is what makes write-time fan-out affordable: a fan-out writes a row into each
 /// follower's timeline, and a batch writes each touched B-tree page to the WAL once
 /// instead of once per job. A batch stops taking jobs after `batchMillis`, so in-process
-/// writers, which share the one write connection, wait at most about that long.
+/// writers, which share the one write connection, wait at most about that long (longer,
+/// `idleBatchMillis`, while none of them has written since the last batch).
 ///
 /// Its thread (`WorkerLoop`) runs at nice 10 and polls every `pollInterval` (`wake()` makes
 /// it look at once).
