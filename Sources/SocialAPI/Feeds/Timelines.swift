@@ -347,7 +347,7 @@ struct Timelines: Sendable {
 
     /// Strings as one JSON array, bound as one value (`json_each` reads it), so a statement
     /// over a list has one shape whatever the list's length.
-    private static func jsonArray(_ values: [String]) -> String {
+    static func jsonArray(_ values: [String]) -> String {
         var writer = JSONWriter(capacity: values.count * 24 + 2)
         writer.value(JSONValue.array(values.map(JSONValue.string)))
         return String(decoding: writer.bytes, as: UTF8.self)

@@ -120,11 +120,9 @@ struct Notifier: Sendable {
                     let input = try JobInput(job)
                     if try input.int("after") == 0 { fresh[try input.string("activity")] = job } else { run.append(job) }
                 }
-                var ids = JSONWriter(capacity: fresh.count * 24 + 2)
-                ids.value(JSONValue.array(fresh.keys.map(JSONValue.string)))
                 let heard = try connection.fetchAll("""
                     SELECT a.id FROM activities a
-                    WHERE a.id IN (SELECT value FROM json_each(\(String(decoding: ids.bytes, as: UTF8.self))))
+                    WHERE a.id IN (SELECT value FROM json_each(\(Timelines.jsonArray(Array(fresh.keys)))))
                       AND EXISTS (
                         SELECT 1 FROM activities f INDEXED BY activities_followers JOIN users r ON r.id = f.from_user_id
                         WHERE f.to_user_id = a.from_user_id AND f.type = \(ActivityKind.follow.sql)
