@@ -127,10 +127,12 @@ public final class Application: Sendable {
                             labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
             if let error { logger.warning("outbox job failed", ["kind": job.kind, "attempts": String(job.attempts), "error": String(describing: error)]) }
         }
-        feedWorker = OutboxWorker(database: database, handlers: timelines.jobHandlers(clock: clock), clock: clock, observe: observeJob)
+        feedWorker = OutboxWorker(database: database, handlers: timelines.jobHandlers(clock: clock), groupHandlers: timelines.groupHandlers(clock: clock),
+                                  clock: clock, observe: observeJob)
         var notifyLane = OutboxWorker.Configuration()
         notifyLane.lane = .notify
-        notifyWorker = OutboxWorker(database: database, handlers: notifier.jobHandlers(), clock: clock, configuration: notifyLane, observe: observeJob)
+        notifyWorker = OutboxWorker(database: database, handlers: notifier.jobHandlers(), groupHandlers: notifier.groupHandlers(), clock: clock,
+                                    configuration: notifyLane, observe: observeJob)
         let dispatcher = PushDispatcher(database: database, providers: configuration.push.providers, webhook: configuration.push.webhook,
                                         clock: clock, metrics: metrics)
         var pushLane = DeliveryWorker.Configuration()

@@ -158,6 +158,91 @@ final class OutboxWorkerTests: XCTestCase {
         XCTAssertEqual(try state(temp), ["dead"])
     }
 
+    /// Group handlers (SQLite): the jobs of a kind that has one run in one call, the other
+    /// kinds one by one in order, every job done exactly once. PostgreSQL leases ahead and
+    /// runs every job with its own handler, to the same effect.
+    func testAGroupHandlerRunsItsKindAtOnceAndEveryJobOnce() throws {
+        let temp = try makeDatabase()
+        let clock = TestClock()
+        try temp.database.write { c in
+            for (kind, payload) in [("grouped", "g1"), ("single", "s1"), ("grouped", "g2"), ("single", "s2"), ("grouped", "g3")] {
+                try Outbox().enqueue(kind: kind, payload: payload, now: clock.nowMillis(), on: c)
+            }
+        }
+        let groupCalls = Mutex<[[String]]>([])
+        let insert: OutboxWorker.Handler = { job, connection in try connection.execute("INSERT INTO effects (job) VALUES (\(job.payload))") }
+        var configuration = OutboxWorker.Configuration()
+        configuration.batchMillis = 10_000  // every group of the batch runs: the sizes grow 1, then all
+        let worker = OutboxWorker(database: temp.database, handlers: ["grouped": insert, "single": insert], groupHandlers: [
+            "grouped": { jobs, connection in
+                groupCalls.withLock { $0.append(jobs.map(\.payload)) }
+                for job in jobs { try insert(job, connection) }
+            },
+        ], clock: clock, configuration: configuration)
+        XCTAssertEqual(try worker.runDueJobs(), 5, "one batch runs them all")
+        XCTAssertEqual(try worker.runDueJobs(), 0, "done jobs are not run again")
+        let effects = try temp.database.read { c in try c.fetchAll("SELECT job FROM effects ORDER BY n").map { try $0.decode("job", as: String.self) } }
+        XCTAssertEqual(effects.sorted(), ["g1", "g2", "g3", "s1", "s2"], "every job's work, once")
+        XCTAssertEqual(try state(temp), Array(repeating: "done", count: 5))
+        let attempts = try temp.database.read { c in try c.fetchAll("SELECT attempts FROM outbox").map { try $0.decode("attempts", as: Int.self) } }
+        XCTAssertEqual(attempts, Array(repeating: 1, count: 5), "each job counted one attempt")
+        if temp.dialect == .sqlite {
+            XCTAssertEqual(groupCalls.withLock { $0 }, [["g1"], ["g2", "g3"]], "the first group is one job; the second takes the rest, its grouped kind in one call")
+            XCTAssertEqual(effects, ["g1", "s1", "g2", "g3", "s2"], "a grouped kind runs at its first job; the others in order")
+        } else {
+            XCTAssertEqual(groupCalls.withLock { $0 }, [], "PostgreSQL runs each job with its own handler")
+        }
+    }
+
+    /// While no request writes, a batch may take `idleBatch` jobs instead of `batch`.
+    func testAnIdleBatchTakesTheLargerLimit() throws {
+        let temp = try makeDatabase()
+        let clock = TestClock()
+        try temp.database.write { c in
+            for n in 0..<6 { try Outbox().enqueue(kind: "effect", payload: "\(n)", now: clock.nowMillis(), on: c) }
+        }
+        var configuration = OutboxWorker.Configuration()
+        configuration.batch = 2
+        configuration.idleBatch = 3
+        configuration.batchMillis = 10_000
+        configuration.idleBatchMillis = 10_000
+        configuration.leaseBatch = 2  // PostgreSQL leases ahead: its batches keep the busy limit
+        let worker = OutboxWorker(database: temp.database, handlers: [
+            "effect": { job, connection in try connection.execute("INSERT INTO effects (job) VALUES (\(job.payload))") },
+        ], clock: clock, configuration: configuration)
+        XCTAssertEqual(try worker.runDueJobs(), 2)
+        XCTAssertEqual(try worker.runDueJobs(idle: true), temp.dialect == .sqlite ? 3 : 2)
+        XCTAssertEqual(try temp.count("effects"), temp.dialect == .sqlite ? 5 : 4)
+    }
+
+    /// A group that fails is rolled back and run again job by job, so the failing job fails
+    /// alone (its retry recorded) and the others are done once.
+    func testAFailingGroupFallsBackToOneJobAtATime() throws {
+        struct Boom: Error {}
+        let temp = try makeDatabase()
+        let clock = TestClock()
+        try temp.database.write { c in
+            for payload in ["one", "two", "bad", "four"] { try Outbox().enqueue(kind: "grouped", payload: payload, now: clock.nowMillis(), on: c) }
+        }
+        let insert: OutboxWorker.Handler = { job, connection in
+            try connection.execute("INSERT INTO effects (job) VALUES (\(job.payload))")
+            if job.payload == "bad" { throw Boom() }
+        }
+        var configuration = OutboxWorker.Configuration()
+        configuration.batchMillis = 10_000
+        let outcomes = Mutex<[String: OutboxWorker.Outcome]>([:])
+        let worker = OutboxWorker(database: temp.database, handlers: ["grouped": insert], groupHandlers: [
+            "grouped": { jobs, connection in for job in jobs { try insert(job, connection) } },
+        ], clock: clock, configuration: configuration) { job, outcome, _ in outcomes.withLock { $0[job.payload] = outcome } }
+        XCTAssertEqual(try worker.runDueJobs(), 4)
+        let effects = try temp.database.read { c in try c.fetchAll("SELECT job FROM effects ORDER BY n").map { try $0.decode("job", as: String.self) } }
+        XCTAssertEqual(effects, ["one", "two", "four"], "the failed group's work was rolled back and each good job's work done once")
+        XCTAssertEqual(try state(temp), ["done", "done", "pending", "done"], "only the failing job waits for its retry")
+        XCTAssertEqual(outcomes.withLock { $0 }, ["one": .done, "two": .done, "bad": .retry, "four": .done])
+        let attempts = try temp.database.read { c in try c.fetchAll("SELECT attempts FROM outbox ORDER BY seq").map { try $0.decode("attempts", as: Int.self) } }
+        XCTAssertEqual(attempts, [1, 1, 1, 1], "the rolled-back group attempt is not counted")
+    }
+
     func testTheThreadPicksUpJobsAndStopsCleanly() throws {
         let temp = try makeDatabase()
         var configuration = OutboxWorker.Configuration()

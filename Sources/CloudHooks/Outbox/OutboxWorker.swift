@@ -4,21 +4,28 @@ import Storage
 
 /// Runs outbox jobs on one background thread.
 ///
-/// Due jobs run in batches: one write transaction per batch, each job inside its own
-/// savepoint together with its completion, so work that only touches the database happens
-/// exactly once, with workers on several servers too (`runLeasedAhead`). A failing job's work
-/// is rolled back to its savepoint and its retry (`RetryPolicy`) recorded in the same
-/// transaction; the other jobs of the batch commit.
+/// Due jobs run in batches: one write transaction per batch, each job's work inside a
+/// savepoint together with its completion (on SQLite a group of jobs per savepoint,
+/// `runGroup`), so work that only touches the database happens exactly once, with workers on
+/// several servers too (`runLeasedAhead`). A failing job's work is rolled back to its
+/// savepoint and its retry (`RetryPolicy`) recorded in the same transaction; the other jobs
+/// of the batch commit.
 /// Batching is what makes write-time fan-out affordable: a fan-out writes a row into each
 /// follower's timeline, and a batch writes each touched B-tree page to the WAL once
 /// instead of once per job. A batch stops taking jobs after `batchMillis`, so in-process
-/// writers, which share the one write connection, wait at most about that long.
+/// writers, which share the one write connection, wait at most about that long (longer,
+/// `idleBatchMillis`, while none of them has written since the last batch).
 ///
 /// Its thread (`WorkerLoop`) runs at nice 10 and polls every `pollInterval` (`wake()` makes
 /// it look at once).
 public final class OutboxWorker: Sendable {
     /// A job's work, on the connection of the transaction that also completes it.
     public typealias Handler = @Sendable (OutboxJob, any DatabaseConnection) throws -> Void
+    /// The work of several jobs of one kind at once (set-based SQL instead of a statement per
+    /// job), on the connection of the transaction that also completes them. It must do what
+    /// the kind's `Handler` would do for each job, in any order relative to the lane's other
+    /// jobs; a group that throws is run again job by job with the `Handler`.
+    public typealias GroupHandler = @Sendable ([OutboxJob], any DatabaseConnection) throws -> Void
 
     /// What happened to a job, for metrics.
     public enum Outcome: String, Sendable {
@@ -33,16 +40,28 @@ public final class OutboxWorker: Sendable {
         public var batch = 500
         /// A batch takes no new job once it has run this long.
         public var batchMillis: Int64 = 20
+        /// The same two limits while no request has enqueued a job since the last batch
+        /// (SQLite): a backlog left by a burst drains in larger transactions, each writing a
+        /// timeline page once for more rows. A request that comes meanwhile waits for at most
+        /// one such batch; the next batch is a short one again.
+        public var idleBatch = 5_000
+        public var idleBatchMillis: Int64 = 100
         public var leaseMillis: Int64 = 60_000
         /// Jobs leased at once where leases are taken ahead of the work (PostgreSQL), so that
         /// a budget of `batchMillis` gives few of them back.
         public var leaseBatch = 32
+        /// Jobs per savepoint, at most, where the work and its record share one transaction
+        /// (SQLite): a group is read, run and recorded done with one statement each, instead of
+        /// a savepoint, a lease and a settle per job. The worker sizes its groups from the time
+        /// the last one took, so a group ends near the batch's budget.
+        public var group = 1_000
         public var retry = RetryPolicy()
         public init() {}
     }
 
     private let database: any Database
     private let handlers: [String: Handler]
+    private let groupHandlers: [String: GroupHandler]
     private let clock: any Clock
     private let configuration: Configuration
     private let observe: @Sendable (OutboxJob, Outcome, (any Error)?) -> Void
@@ -50,12 +69,13 @@ public final class OutboxWorker: Sendable {
     private let loop = WorkerLoop()
 
     public init(
-        database: any Database, handlers: [String: Handler], clock: any Clock = SystemClock(),
+        database: any Database, handlers: [String: Handler], groupHandlers: [String: GroupHandler] = [:], clock: any Clock = SystemClock(),
         configuration: Configuration = .init(),
         observe: @escaping @Sendable (OutboxJob, Outcome, (any Error)?) -> Void = { _, _, _ in }
     ) {
         self.database = database
         self.handlers = handlers
+        self.groupHandlers = groupHandlers
         self.clock = clock
         self.configuration = configuration
         self.observe = observe
@@ -63,16 +83,19 @@ public final class OutboxWorker: Sendable {
 
     public func start() {
         let newest = Mutex<Int64?>(nil)
+        let idle = Mutex(false)
         loop.start(name: "pacenote.outbox.\(configuration.lane)", pollInterval: configuration.pollInterval) { [self] in
-            let ran = (try? runDueJobs()) ?? 0
-            // While requests keep enqueueing (the newest job changes), a backlog drains one
+            let ran = (try? runDueJobs(idle: idle.withLock { $0 })) ?? 0
+            // While requests keep enqueueing (the newest job of any lane changes), a backlog drains one
             // batch per interval: a batch holds the write connection, which they need too.
             // Once they stop, it drains at full speed.
-            let latest = try? database.read { try outbox.newest(lane: configuration.lane, on: $0) }
-            return newest.withLock { newest in
+            let latest = try? database.read { try outbox.newest(on: $0) }
+            let busy = newest.withLock { newest in
                 defer { newest = latest }
-                return ran == 0 || latest != newest
+                return latest != newest
             }
+            idle.withLock { $0 = !busy }
+            return ran == 0 || busy
         }
     }
 
@@ -88,28 +111,79 @@ public final class OutboxWorker: Sendable {
 
     /// Runs one batch of due jobs; answers how many ran. Public for tests, which drive the
     /// worker by hand with an injected clock instead of its thread.
+    /// `idle`: no request enqueued since the last batch, so the batch may take the larger
+    /// `idleBatch` limits (SQLite).
     @discardableResult
-    public func runDueJobs() throws -> Int {
+    public func runDueJobs(idle: Bool = false) throws -> Int {
         let outcomes = switch database.dialect {
-        case .sqlite: try runLeasingInside()
+        case .sqlite: try runLeasingInside(limit: idle ? configuration.idleBatch : configuration.batch,
+                                           budget: .milliseconds(idle ? configuration.idleBatchMillis : configuration.batchMillis))
         case .postgres: try runLeasedAhead()
         }
         for (job, outcome, error) in outcomes { observe(job, outcome, error) }
         return outcomes.count
     }
 
-    /// SQLite, one writer: leases and work in one transaction, each job leased as the batch
-    /// reaches it, so a crash rolls both back and nothing waits for a lease to run out.
-    private func runLeasingInside() throws -> [(OutboxJob, Outcome, (any Error)?)] {
+    /// SQLite, one writer: reading, work and outcome in one transaction, so a crash rolls all
+    /// back and nothing waits for a lease to run out. The due jobs run in groups (`runGroup`);
+    /// the first group is one job, and each next one is as large as the time left allows at the
+    /// pace of the last, so the batch keeps to its budget whether a job costs 10 µs or 10 ms.
+    private func runLeasingInside(limit: Int, budget: Duration) throws -> [(OutboxJob, Outcome, (any Error)?)] {
         try database.write { connection in
+            var due = try outbox.due(lane: configuration.lane, limit: limit, now: clock.nowMillis(), on: connection)[...]
+            // The budget starts after the look-up, so that a batch always runs its first group
+            // (the look-up sorts the whole backlog: milliseconds for tens of thousands of jobs).
             let started = ContinuousClock.now
             var outcomes: [(OutboxJob, Outcome, (any Error)?)] = []
-            for seq in try outbox.due(lane: configuration.lane, limit: configuration.batch, now: clock.nowMillis(), on: connection) {
-                guard ContinuousClock.now - started < budget else { break }
-                guard let job = try outbox.lease(seq, now: clock.nowMillis(), leaseMillis: configuration.leaseMillis, on: connection) else { continue }
-                if let outcome = try run(job, on: connection) { outcomes.append(outcome) }
+            var size = 1
+            while !due.isEmpty {
+                let groupStarted = ContinuousClock.now
+                let left = budget - (groupStarted - started)
+                guard left > .zero else { break }
+                let group = try outbox.jobs(Array(due.prefix(size)), on: connection)
+                due = due.dropFirst(size)
+                outcomes += try runGroup(group, on: connection)
+                let perJob = (ContinuousClock.now - groupStarted) / max(1, group.count)
+                let fits = perJob > .zero ? Int((left - perJob * group.count) / perJob) : configuration.group
+                size = max(1, min(configuration.group, fits))
             }
             return outcomes
+        }
+    }
+
+    /// Jobs read by `Outbox.jobs`, in one savepoint: each kind with a group handler in one call
+    /// (at its first job; such kinds commute with the others), the other jobs one by one in
+    /// order, then all recorded done at once. If anything fails, the group is rolled back
+    /// and its jobs run again one by one (`run`), so a failing job fails alone, with its
+    /// retry recorded, and the others are done exactly once.
+    private func runGroup(_ jobs: [OutboxJob], on connection: any DatabaseConnection) throws -> [(OutboxJob, Outcome, (any Error)?)] {
+        guard !jobs.isEmpty else { return [] }
+        try connection.execute("SAVEPOINT outbox_group")
+        do {
+            var grouped = Set<String>()
+            for job in jobs {
+                if let groupHandler = groupHandlers[job.kind] {
+                    guard grouped.insert(job.kind).inserted else { continue }
+                    try groupHandler(jobs.filter { $0.kind == job.kind }, connection)
+                } else {
+                    guard let handler = handlers[job.kind] else { throw UnknownJobKind(kind: job.kind) }
+                    try handler(job, connection)
+                }
+            }
+            guard try outbox.finishGroup(jobs, lane: configuration.lane, now: clock.nowMillis(), on: connection) else {
+                throw GroupNoLongerDue()
+            }
+            try connection.execute("RELEASE outbox_group")
+            return jobs.map { ($0, .done, nil) }
+        } catch let error as StorageError where error.isTransactionConflict {
+            throw error
+        } catch {
+            try connection.execute("ROLLBACK TO outbox_group")
+            try connection.execute("RELEASE outbox_group")
+            return try jobs.compactMap { job in
+                guard let leased = try outbox.lease(job.seq, now: clock.nowMillis(), leaseMillis: configuration.leaseMillis, on: connection) else { return nil }
+                return try run(leased, on: connection)
+            }
         }
     }
 
@@ -188,6 +262,10 @@ public final class OutboxWorker: Sendable {
         return (job, .done, nil)
     }
 }
+
+/// A group some job of which was no longer due when it finished (SQLite's one writer makes
+/// this a bug, not a race); its jobs run again one by one.
+struct GroupNoLongerDue: Error {}
 
 /// A job whose kind no handler is registered for (a newer server enqueued it, or a typo).
 public struct UnknownJobKind: Error, CustomStringConvertible {

@@ -104,6 +104,36 @@ struct Notifier: Sendable {
         ]
     }
 
+    /// The `notify.following` jobs of a group at once (`OutboxWorker.GroupHandler`): one
+    /// statement finds the new activities (`after` 0) some follower of whose author wants to
+    /// hear of them, and only those run as single jobs. Most followers leave
+    /// `followingActivity` off, so most jobs (every comment and like has one) end with that
+    /// statement instead of a look-up and a followers' scan each. SQLite only (`json_each`;
+    /// the followers index named, as in `Timelines.fanOutActivities`).
+    func groupHandlers() -> [String: OutboxWorker.GroupHandler] {
+        let single = jobHandlers()
+        return [
+            JobKind.following: { jobs, connection in
+                guard let handler = single[JobKind.following] else { return }
+                var fresh: [String: OutboxJob] = [:], run: [OutboxJob] = []
+                for job in jobs {
+                    let input = try JobInput(job)
+                    if try input.int("after") == 0 { fresh[try input.string("activity")] = job } else { run.append(job) }
+                }
+                let heard = try connection.fetchAll("""
+                    SELECT a.id FROM activities a
+                    WHERE a.id IN (SELECT value FROM json_each(\(Timelines.jsonArray(Array(fresh.keys)))))
+                      AND EXISTS (
+                        SELECT 1 FROM activities f INDEXED BY activities_followers JOIN users r ON r.id = f.from_user_id
+                        WHERE f.to_user_id = a.from_user_id AND f.type = \(ActivityKind.follow.sql)
+                          AND r.id <> a.to_user_id AND r.banned_at IS NULL AND r.notify_following_activity = TRUE)
+                    """).map { try $0.decode("id", as: String.self) }
+                run += heard.compactMap { fresh[$0] }
+                for job in run.sorted(by: { $0.seq < $1.seq }) { try handler(job, connection) }
+            },
+        ]
+    }
+
     /// One batch of a new video's broadcast; the next batch is another job.
     private func broadcastNewVideo(videoID: String, after: Int64, on connection: any DatabaseConnection) throws {
         guard let ownerID = try connection.fetchValue("SELECT owner_id FROM videos WHERE id = \(videoID) AND hidden = FALSE", as: String.self) else {
