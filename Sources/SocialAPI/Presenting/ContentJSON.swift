@@ -88,8 +88,9 @@ struct ActivityJSON: JSONEncodable {
     /// and the video are read from their joined rows, so their ids are not selected again.
     static let columns: SQL = "a.id, a.type, a.content, a.created_at"
 
-    /// Reads what `Presenter.activitySelection` selects: `columns`, its two users, then its
-    /// video (all NULL for a follow). A video the viewer may not see is written as null.
+    /// Reads what `Presenter.activitySelection` selects: `columns`, its two users (with
+    /// `caller`, only the actor: the row is aimed at the caller), then its video (all NULL for
+    /// a follow). A video the viewer may not see is written as null.
     init(reading reader: inout RowReader, callerID: String?, caller: Presenter.CallerUser?, viewer: Viewer) throws {
         var writer = JSONWriter(capacity: 2_048)
         writer.beginObject()
@@ -104,7 +105,12 @@ struct ActivityJSON: JSONEncodable {
         writer.key("fromUser")
         try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
         writer.key("toUser")
-        try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
+        if let caller {
+            // Every row is aimed at the caller (`Presenter.activitySelection(for:caller:)`).
+            writer.encoded(caller.json)
+        } else {
+            try Presenter.writeUser(&reader, callerID: callerID, to: &writer)
+        }
         writer.key("video")
         // No video (a follow): the video's columns are all NULL and are not read. A video the
         // viewer may not see is known once read: it is written, then cut off again.

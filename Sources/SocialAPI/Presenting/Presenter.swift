@@ -79,11 +79,12 @@ extension Presenter {
     /// (`v`, left-joined, so a caller's WHERE may filter on it) as `videoSelection` presents
     /// it; a video the caller may not see is presented as null.
     ///
-    /// With `caller` (the caller's own user object, `callerUser`), the caller's row is left
-    /// out of the user joins and `caller`'s bytes are written in its place: for lists where
-    /// the caller is in most rows. Every row of news is aimed at the caller, and most of its
-    /// videos are theirs: reading and writing the same user twice per row was a fifth of a
-    /// news page.
+    /// With `caller` (the caller's own user object, `callerUser`), for lists whose every row
+    /// is aimed at the caller (`a.to_user_id` is theirs: news): `toUser` is `caller`'s bytes,
+    /// not joined at all, and the caller's row is left out of the other user joins, with
+    /// `caller`'s bytes written in its place. Most of news's videos are the caller's too:
+    /// reading and writing the same user twice per row was a fifth of a news page, and
+    /// joining `tu` only to find the caller there again a tenth of its statement.
     static func activitySelection(for identity: Accounts.Identity?, caller: CallerUser? = nil) -> Selection<ActivityJSON> {
         let callerID = identity?.userID
         let viewer = Viewer(identity)
@@ -97,13 +98,12 @@ extension Presenter {
         }
         let others = """
             LEFT JOIN users fu ON fu.id = a.from_user_id AND fu.id <> \(caller.id) \
-            LEFT JOIN users tu ON tu.id = a.to_user_id AND tu.id <> \(caller.id) \
             LEFT JOIN videos v ON v.id = a.video_id LEFT JOIN users o ON o.id = v.owner_id AND o.id <> \(caller.id)
             """ as SQL
         return Selection(
             columns: """
                 \(ActivityJSON.columns), \(userColumns(.from, caller.id, callerLeftOut: true)), \
-                \(userColumns(.to, caller.id, callerLeftOut: true)), \(videoColumns(caller.id, callerLeftOut: true))
+                \(videoColumns(caller.id, callerLeftOut: true))
                 """,
             joins: others
         ) { reader in
