@@ -83,7 +83,7 @@ extension Presenter {
     /// is aimed at the caller (`a.to_user_id` is theirs: news): `toUser` is `caller`'s bytes,
     /// not joined at all; the actor is joined without the caller's row, with `caller`'s bytes
     /// written where the join found nothing; the video's owner is not joined either: it is
-    /// the caller (who is who likes and comments on videos aim at), or, rarely, someone
+    /// the caller (likes and comments are aimed at the video's owner), or, rarely, someone
     /// `withOwners` reads after the rows. Reading and writing the caller again in each row was
     /// a fifth of a news page, joining `tu` and `o` to find the caller there a quarter of its
     /// statement.
