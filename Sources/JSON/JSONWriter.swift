@@ -165,6 +165,22 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Leaves the value of the key just written out, to be inserted at this offset (`count`)
+    /// later (`encoded(_:inserting:at:)`): what follows is separated as if it were there.
+    public mutating func leaveValueOut() {
+        needsComma = true
+    }
+
+    /// Writes a value another writer encoded with `inserted` (a value encoded apart) placed
+    /// at `offset` of it, without joining the two in a buffer of their own first.
+    public mutating func encoded(_ bytes: [UInt8], inserting inserted: [UInt8], at offset: Int) {
+        separate()
+        buffer.append(contentsOf: bytes[..<offset])
+        buffer.append(contentsOf: inserted)
+        buffer.append(contentsOf: bytes[offset...])
+        needsComma = true
+    }
+
     /// Writes an integer.
     public mutating func value(_ i: Int) {
         value(Int64(i))

@@ -55,12 +55,15 @@ final class PresenterTests: XCTestCase {
 
     /// The items of `sql` read by `selection` in place (as the routes read them), and the same
     /// read from decoded rows; both must present the same.
-    private func readBothWays<Item: JSONEncodable>(_ selection: Selection<Item>, _ sql: SQL, on c: any DatabaseConnection) throws -> [JSONValue] {
-        let inPlace = try c.fetchAll(sql, reading: selection.read).map(json)
-        let fromRows = try c.fetchAll(sql).map { row in
+    /// `finish` completes the items read (`Presenter.withOwners` for news).
+    private func readBothWays<Item: JSONEncodable>(
+        _ selection: Selection<Item>, _ sql: SQL, on c: any DatabaseConnection, finish: ([Item]) throws -> [Item] = { $0 }
+    ) throws -> [JSONValue] {
+        let inPlace = try finish(try c.fetchAll(sql, reading: selection.read)).map(json)
+        let fromRows = try finish(try c.fetchAll(sql).map { row in
             var reader = RowReader(row)
-            return try json(try selection.read(&reader))
-        }
+            return try selection.read(&reader)
+        }).map(json)
         XCTAssertEqual(inPlace, fromRows)
         return inPlace
     }
@@ -109,7 +112,14 @@ final class PresenterTests: XCTestCase {
 
     func testActivitySelectionPresentsAPIActivities() throws {
         let fixture = try makeFixture()
-        var sawCaller = (from: false, to: false)
+        // Two comments on bob's videos aimed at alice instead of bob, so news-style reading
+        // (`caller`) meets an owner who is not the caller, read apart (`withOwners`): once on a
+        // video alice sees, once on the hidden one she does not (and where she is the actor).
+        let alice = try XCTUnwrap(fixture.callers[1])
+        try fixture.app.application.database.write { c in
+            _ = try c.execute("UPDATE activities SET to_user_id = \(alice.userID) WHERE content IN ('Flat out!', 'Hidden soon')")
+        }
+        var sawCaller = (from: false, to: false, otherOwner: false)
         for caller in fixture.callers {
             try fixture.app.application.database.read { c in
                 let activities = try c.fetchAll("SELECT \(Activity.columns) FROM activities a ORDER BY a.seq").map(Activity.init(row:))
@@ -133,20 +143,27 @@ final class PresenterTests: XCTestCase {
                 // The comment on the hidden video: null for alice and anonymous callers, shown to moderators.
                 let hiddenComment = try XCTUnwrap(actual.first { $0["content"] == .string("Hidden soon") })
                 XCTAssertEqual(hiddenComment["video"] == .null, caller?.role.canModerate != true && caller?.userID != fixture.callers[2]?.userID)
-                // With the caller's own user object read once and left out of the joins (news),
-                // every activity is presented the same: the caller is in some as the actor, in
-                // some as the one aimed at, in some as the video's owner.
+                // With the caller's own user object read once and left out of the joins (news:
+                // every row aimed at the caller), each activity is presented the same: the caller
+                // is the one aimed at, and in some also the actor or the video's owner.
                 if let caller {
                     let callerUser = try XCTUnwrap(try Presenter.callerUser(caller, on: c))
                     let leftOut = Presenter.activitySelection(for: caller, caller: callerUser)
-                    let presented = try readBothWays(leftOut, "SELECT \(leftOut.columns) FROM activities a \(leftOut.joins) ORDER BY a.seq", on: c)
-                    XCTAssertEqual(presented, expected, "caller \(caller.userID), read once")
+                    let presented = try readBothWays(
+                        leftOut, "SELECT \(leftOut.columns) FROM activities a \(leftOut.joins) WHERE a.to_user_id = \(caller.userID) ORDER BY a.seq", on: c
+                    ) { try Presenter.withOwners($0, callerID: caller.userID, on: c) }
+                    let aimedAtCaller = zip(activities, expected).filter { $0.0.toUserID == caller.userID }.map(\.1)
+                    XCTAssertEqual(presented, aimedAtCaller, "caller \(caller.userID), read once")
+                    sawCaller.otherOwner = sawCaller.otherOwner || presented.contains {
+                        ($0["video"]?["owner"]?["id"]).map { $0 != .string(caller.userID) } ?? false
+                    }
                     sawCaller.from = sawCaller.from || activities.contains { $0.fromUserID == caller.userID }
                     sawCaller.to = sawCaller.to || activities.contains { $0.toUserID == caller.userID }
                 }
             }
         }
         XCTAssertTrue(sawCaller.from && sawCaller.to, "the fixture has callers as actors and as the ones aimed at")
+        XCTAssertTrue(sawCaller.otherOwner, "an activity aimed at a caller is about someone else's video (read apart)")
     }
 
     func testStoredTextThatIsNotUTF8IsPresentedAsValidJSON() throws {

@@ -17,6 +17,9 @@ struct VideoJSON: JSONEncodable {
         let likesCount: Int
         let flagsCount: Int
         let createdAt: Int64
+        /// Where the owner's object goes, when it was left out to be read apart (written with
+        /// `caller`, and the owner is someone else).
+        var ownerLeftOutAt: Int? = nil
     }
 
     let video: Fields
@@ -32,6 +35,10 @@ struct VideoJSON: JSONEncodable {
 
     /// Writes the video object of the row into `writer` (an activity's own, so its video is not
     /// copied twice) and answers the fields lists and filters look at.
+    ///
+    /// With `caller`, the row has no owner's columns (`Presenter.activitySelection(for:caller:)`):
+    /// an owner who is the caller is `caller`'s bytes, anyone else is left out
+    /// (`Fields.ownerLeftOutAt`) for `Presenter.withOwners` to read.
     static func write(reading reader: inout RowReader, callerID: String?, caller: Presenter.CallerUser? = nil, to writer: inout JSONWriter) throws -> Fields {
         writer.beginObject()
         let id: String = try reader.next()
@@ -54,7 +61,17 @@ struct VideoJSON: JSONEncodable {
         let flagsCount: Int = try reader.next()
         let createdAt: Int64 = try reader.next()
         writer.key("owner")
-        try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
+        var ownerLeftOutAt: Int?
+        if let caller {
+            if ownerID == caller.id {
+                writer.encoded(caller.json)
+            } else {
+                ownerLeftOutAt = writer.count
+                writer.leaveValueOut()
+            }
+        } else {
+            try Presenter.writeUser(&reader, callerID: callerID, to: &writer)
+        }
         writer.field("likesCount", likesCount)
         writer.field("commentsCount", commentsCount)
         writer.key("thumbnailUrl")
@@ -65,7 +82,8 @@ struct VideoJSON: JSONEncodable {
         writer.field("hidden", hidden)
         if callerID != nil { writer.field("likedByMe", try reader.next(as: Bool.self)) }
         writer.endObject()
-        return Fields(id: id, ownerID: ownerID, hidden: hidden, likesCount: likesCount, flagsCount: flagsCount, createdAt: createdAt)
+        return Fields(id: id, ownerID: ownerID, hidden: hidden, likesCount: likesCount, flagsCount: flagsCount, createdAt: createdAt,
+                      ownerLeftOutAt: ownerLeftOutAt)
     }
 
     func encode(to writer: inout JSONWriter) {
@@ -83,13 +101,23 @@ struct ActivityJSON: JSONEncodable {
 
     let activity: Fields
     private let json: [UInt8]
+    /// The video's owner, when left out of the row to be read apart (`VideoJSON.write`).
+    private(set) var owner: LeftOutUser?
+
+    /// A user object left out of an item's bytes, and written in with them (`withOwner`).
+    struct LeftOutUser: Sendable {
+        let id: String
+        let offset: Int
+        var json: [UInt8] = []
+    }
 
     /// The columns `init(reading:callerID:viewer:)` reads first, qualified by `a`. The users
     /// and the video are read from their joined rows, so their ids are not selected again.
     static let columns: SQL = "a.id, a.type, a.content, a.created_at"
 
-    /// Reads what `Presenter.activitySelection` selects: `columns`, its two users, then its
-    /// video (all NULL for a follow). A video the viewer may not see is written as null.
+    /// Reads what `Presenter.activitySelection` selects: `columns`, its two users (with
+    /// `caller`, only the actor: the row is aimed at the caller), then its video (all NULL for
+    /// a follow). A video the viewer may not see is written as null.
     init(reading reader: inout RowReader, callerID: String?, caller: Presenter.CallerUser?, viewer: Viewer) throws {
         var writer = JSONWriter(capacity: 2_048)
         writer.beginObject()
@@ -104,7 +132,12 @@ struct ActivityJSON: JSONEncodable {
         writer.key("fromUser")
         try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
         writer.key("toUser")
-        try Presenter.writeUser(&reader, callerID: callerID, caller: caller, to: &writer)
+        if let caller {
+            // Every row is aimed at the caller (`Presenter.activitySelection(for:caller:)`).
+            writer.encoded(caller.json)
+        } else {
+            try Presenter.writeUser(&reader, callerID: callerID, to: &writer)
+        }
         writer.key("video")
         // No video (a follow): the video's columns are all NULL and are not read. A video the
         // viewer may not see is known once read: it is written, then cut off again.
@@ -116,6 +149,8 @@ struct ActivityJSON: JSONEncodable {
             if !viewer.canSee(hidden: video.hidden, ownerID: video.ownerID) {
                 writer.truncate(to: videoStart)
                 writer.null()
+            } else if let offset = video.ownerLeftOutAt {
+                owner = LeftOutUser(id: video.ownerID, offset: offset)
             }
         }
         writer.field("content", content)
@@ -125,8 +160,19 @@ struct ActivityJSON: JSONEncodable {
         json = writer.bytes
     }
 
+    /// The video's owner written in (`Presenter.withOwners`).
+    func withOwner(_ json: [UInt8]) -> ActivityJSON {
+        var copy = self
+        copy.owner?.json = json
+        return copy
+    }
+
     func encode(to writer: inout JSONWriter) {
-        writer.encoded(json)
+        if let owner {
+            writer.encoded(json, inserting: owner.json, at: owner.offset)
+        } else {
+            writer.encoded(json)
+        }
     }
 }
 

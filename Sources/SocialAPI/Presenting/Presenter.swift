@@ -79,11 +79,14 @@ extension Presenter {
     /// (`v`, left-joined, so a caller's WHERE may filter on it) as `videoSelection` presents
     /// it; a video the caller may not see is presented as null.
     ///
-    /// With `caller` (the caller's own user object, `callerUser`), the caller's row is left
-    /// out of the user joins and `caller`'s bytes are written in its place: for lists where
-    /// the caller is in most rows. Every row of news is aimed at the caller, and most of its
-    /// videos are theirs: reading and writing the same user twice per row was a fifth of a
-    /// news page.
+    /// With `caller` (the caller's own user object, `callerUser`), for lists whose every row
+    /// is aimed at the caller (`a.to_user_id` is theirs: news): `toUser` is `caller`'s bytes,
+    /// not joined at all; the actor is joined without the caller's row, with `caller`'s bytes
+    /// written where the join found nothing; the video's owner is not joined either: it is
+    /// the caller (likes and comments are aimed at the video's owner), or, rarely, someone
+    /// `withOwners` reads after the rows. Reading and writing the caller again in each row was
+    /// a fifth of a news page, joining `tu` and `o` to find the caller there a quarter of its
+    /// statement.
     static func activitySelection(for identity: Accounts.Identity?, caller: CallerUser? = nil) -> Selection<ActivityJSON> {
         let callerID = identity?.userID
         let viewer = Viewer(identity)
@@ -96,18 +99,44 @@ extension Presenter {
             }
         }
         let others = """
-            LEFT JOIN users fu ON fu.id = a.from_user_id AND fu.id <> \(caller.id) \
-            LEFT JOIN users tu ON tu.id = a.to_user_id AND tu.id <> \(caller.id) \
-            LEFT JOIN videos v ON v.id = a.video_id LEFT JOIN users o ON o.id = v.owner_id AND o.id <> \(caller.id)
+            LEFT JOIN users fu ON fu.id = a.from_user_id AND fu.id <> \(caller.id) LEFT JOIN videos v ON v.id = a.video_id
             """ as SQL
         return Selection(
             columns: """
                 \(ActivityJSON.columns), \(userColumns(.from, caller.id, callerLeftOut: true)), \
-                \(userColumns(.to, caller.id, callerLeftOut: true)), \(videoColumns(caller.id, callerLeftOut: true))
+                \(Video.columns), \(likedByMe(caller.id))
                 """,
             joins: others
         ) { reader in
             try ActivityJSON(reading: &reader, callerID: caller.id, caller: caller, viewer: viewer)
+        }
+    }
+
+    /// Writes in the video owners `activitySelection(for:caller:)` left out of `items` (owners
+    /// other than the caller): one statement for the distinct ones, none when there are none
+    /// (news aims at the owner, so they are the caller). Run in the read that selected `items`.
+    static func withOwners(_ items: [ActivityJSON], callerID: String, on connection: any DatabaseConnection) throws -> [ActivityJSON] {
+        var ids: [String] = []
+        var seen = Set<String>()
+        for item in items {
+            if let id = item.owner?.id, seen.insert(id).inserted { ids.append(id) }
+        }
+        guard !ids.isEmpty else { return items }
+        let list = SQL.joined(ids.map { "\($0)" }, separator: ", ")
+        let users = try connection.fetchAll(
+            "SELECT o.id, \(userColumns(.owner, callerID)) FROM users o WHERE o.id IN (\(list))"
+        ) { reader -> (String, [UInt8]) in
+            let id: String = try reader.next()
+            var writer = JSONWriter(capacity: 512)
+            try writeUser(&reader, callerID: callerID, to: &writer)
+            return (id, writer.bytes)
+        }
+        let byID = Dictionary(users, uniquingKeysWith: { first, _ in first })
+        return try items.map { item in
+            guard let id = item.owner?.id else { return item }
+            // The video's foreign key keeps its owner in the same read.
+            guard let json = byID[id] else { throw StorageError.decoding(column: "owner_id", expected: "an existing user") }
+            return item.withOwner(json)
         }
     }
 
@@ -137,12 +166,13 @@ extension Presenter {
     private static let anonymousVideoColumns: SQL = "\(Video.columns), \(JoinedUser.owner.profile)"
 
     /// `Video.columns`, its owner `o` as `userColumns` selects it, then `likedByMe` (signed-in callers only).
-    private static func videoColumns(_ callerID: String?, callerLeftOut: Bool = false) -> SQL {
+    private static func videoColumns(_ callerID: String?) -> SQL {
         guard let callerID else { return anonymousVideoColumns }
-        return """
-            \(anonymousVideoColumns), \(isFollowing(.owner, callerID, callerLeftOut: callerLeftOut)), \
-            EXISTS (SELECT 1 FROM activities liked WHERE liked.type = \(ActivityKind.like.sql) AND liked.from_user_id = \(callerID) AND liked.video_id = v.id)
-            """
+        return "\(anonymousVideoColumns), \(isFollowing(.owner, callerID, callerLeftOut: false)), \(likedByMe(callerID))"
+    }
+
+    private static func likedByMe(_ callerID: String) -> SQL {
+        "EXISTS (SELECT 1 FROM activities liked WHERE liked.type = \(ActivityKind.like.sql) AND liked.from_user_id = \(callerID) AND liked.video_id = v.id)"
     }
 
     /// A user joined under an alias of the selections, with the public fields `writeUser` writes.

@@ -47,7 +47,7 @@ struct FeedRoutes {
                                      on: connection)
             },
             position: { Positions.time($0.1.createdAt, $0.1.id) },
-            present: { rows, _ in rows.map(\.0) })
+            present: { rows, connection in try Presenter.withOwners(rows.map(\.0), callerID: me.userID, on: connection) })
     }
 
     @Sendable func likes(_ request: Request, _ context: Context) throws -> Response {
