@@ -72,26 +72,27 @@ def mark(ok):
     return "–" if ok is None else ("met" if ok else "**missed**")
 
 
+def medians(folder):
+    """{(scale, setup, scenario): medians of its runs} of a results folder."""
+    runs = {}
+    for r in csv.DictReader(open(os.path.join(folder, "results.csv"))):
+        runs.setdefault((r["scale"], r.get("setup", "sqlite"), r["scenario"]), []).append(r)
+    return {k: {
+        "rps": statistics.median(float(r["rps"]) for r in rs),
+        "p50": statistics.median(float(r["p50_ms"]) for r in rs),
+        "p99": statistics.median(float(r["p99_ms"]) for r in rs),
+        "n": len(rs),
+        "bad": sum(int(r["non2xx"]) + int(r["errors"]) for r in rs),
+        "requests": sum(int(r["requests"]) for r in rs),
+    } for k, rs in runs.items()}
+
+
 def main():
     folder = sys.argv[1]
-    rows = list(csv.DictReader(open(os.path.join(folder, "results.csv"))))
     machine = load(folder, "machine.json", {})
-    runs = {}
-    for r in rows:
-        runs.setdefault((r["scale"], r.get("setup", "sqlite"), r["scenario"]), []).append(r)
-    scales = [s for s in ("small", "large", "small-social", "large-social") if any(k[0] == s for k in runs)]
-    setups = [s for s in SETUPS if any(k[1] == s for k in runs)]
-
-    med = {}
-    for k, rs in runs.items():
-        med[k] = {
-            "rps": statistics.median(float(r["rps"]) for r in rs),
-            "p50": statistics.median(float(r["p50_ms"]) for r in rs),
-            "p99": statistics.median(float(r["p99_ms"]) for r in rs),
-            "n": len(rs),
-            "bad": sum(int(r["non2xx"]) + int(r["errors"]) for r in rs),
-            "requests": sum(int(r["requests"]) for r in rs),
-        }
+    med = medians(folder)
+    scales = [s for s in ("small", "large", "small-social", "large-social") if any(k[0] == s for k in med)]
+    setups = [s for s in SETUPS if any(k[1] == s for k in med)]
 
     out = []
     out.append(f"Results of `{machine.get('command', 'bench/run.sh')}`: median of {machine.get('runs', '?')} runs "
