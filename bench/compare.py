@@ -6,7 +6,7 @@ Usage: bench/compare.py bench/results/<before> bench/results/<after>
 Per scale and scenario (SQLite setup): the median req/s and p99 of each folder, each with its
 share of the nginx ceiling measured in its own run, and after / before. Shares are what to
 compare when the two runs met a different machine (nginx's ceiling moves with the host's load);
-the drain of each write scenario (worst run) follows, from each folder's outbox.csv.
+the drain of each write scenario (its slowest run) follows, from each folder's outbox.csv.
 """
 import csv
 import os
@@ -46,7 +46,7 @@ def main():
         rows = [(name, drained[0].get((scale, name)), drained[1].get((scale, name))) for name in WRITES]
         rows = [r for r in rows if r[1] and r[2]]
         if rows:
-            out.append("\n| write scenario | backlog before | drained in | backlog after | drained in |")
+            out.append("\n| write scenario (slowest run) | backlog before | drained in | backlog after | drained in |")
             out.append("|---|---:|---:|---:|---:|")
             for name, b, a in rows:
                 out.append(f"| {name} | {int(b['backlog']):,} | {float(b['drain_s']):.1f} s | {int(a['backlog']):,} | {float(a['drain_s']):.1f} s |")
