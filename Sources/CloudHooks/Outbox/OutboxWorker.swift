@@ -38,8 +38,11 @@ public final class OutboxWorker: Sendable {
         public var pollInterval: Double = 0.05
         /// Jobs per transaction, at most.
         public var batch = 500
-        /// A batch takes no new job once it has run this long.
-        public var batchMillis: Int64 = 20
+        /// A batch takes no new job once it has run this long. 10 rather than 20 since group
+        /// runs (issue 15): on SQLite request writes wait for the batch's writer, and halving
+        /// its hold took comments +3 to +32% and their p99 from about 83 to 67 ms, at the
+        /// price of a slower drain after a comment burst (BENCHMARKS.md "Issue 15").
+        public var batchMillis: Int64 = 10
         /// The same two limits while no request has enqueued a job since the last batch
         /// (SQLite): a backlog left by a burst drains in larger transactions, each writing a
         /// timeline page once for more rows. A request that comes meanwhile waits for at most
