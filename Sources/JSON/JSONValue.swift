@@ -77,6 +77,16 @@ extension JSONValue: JSONEncodable {
     }
 }
 
+extension JSONValue {
+    /// The value as JSON text: for job payloads, and for lists bound as one value that
+    /// SQLite's `json_each` reads (one statement shape whatever the list's length).
+    public var encodedText: String {
+        var writer = JSONWriter(capacity: 128)
+        encode(to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
+
 /// Why a document was refused. `reason` is short and never echoes the input.
 public struct JSONParseError: Error, Sendable, CustomStringConvertible {
     /// Byte offset into the input where the problem was found.

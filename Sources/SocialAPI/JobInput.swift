@@ -18,9 +18,7 @@ struct JobInput {
 
     /// The payload text for `fields`.
     static func encode(_ fields: [String: JSONValue]) -> String {
-        var writer = JSONWriter(capacity: 128)
-        writer.value(JSONValue.object(fields))
-        return String(decoding: writer.bytes, as: UTF8.self)
+        JSONValue.object(fields).encodedText
     }
 
     func string(_ key: String) throws -> String {

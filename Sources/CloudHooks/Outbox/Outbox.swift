@@ -1,3 +1,4 @@
+import JSON
 import Storage
 
 /// One unit of deferred work, as leased from the `outbox` table.
@@ -123,7 +124,7 @@ public struct Outbox: Sendable {
     }
 
     private static func jsonArray(_ seqs: [Int64]) -> String {
-        "[" + seqs.map(String.init).joined(separator: ",") + "]"
+        JSONValue.array(seqs.map(JSONValue.int)).encodedText
     }
 
     /// Records a group of jobs read by `jobs` as done, in one statement, if every one of

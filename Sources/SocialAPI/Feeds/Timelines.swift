@@ -345,14 +345,10 @@ struct Timelines: Sendable {
 
     // MARK: Helpers
 
-    /// Strings as one JSON array, bound as one value (`json_each` reads it), so a statement
-    /// over a list has one shape whatever the list's length.
+    /// Strings as one JSON array, bound as one value (`json_each` reads it).
     static func jsonArray(_ values: [String]) -> String {
-        var writer = JSONWriter(capacity: values.count * 24 + 2)
-        writer.value(JSONValue.array(values.map(JSONValue.string)))
-        return String(decoding: writer.bytes, as: UTF8.self)
+        JSONValue.array(values.map(JSONValue.string)).encodedText
     }
-
 
     /// Whether the user `user` (a SQL expression with its own binds) is hot, marking them
     /// first when their followers have reached `hotFollowers` (sticky: see the type). Marking
