@@ -16,5 +16,6 @@ public enum PostgresMigrationFiles {
         ("0008_accounts", PackageResources._008_accounts_sql),
         ("0009_hot_accounts", PackageResources._009_hot_accounts_sql),
         ("0010_search_words", PackageResources._010_search_words_sql),
+        ("0011_following_timeline_slim", PackageResources._011_following_timeline_slim_sql),
     ]
 }

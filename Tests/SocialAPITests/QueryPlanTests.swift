@@ -130,4 +130,24 @@ final class QueryPlanTests: XCTestCase {
         }
         XCTAssertTrue(batch.allSatisfy { $0.contains("activities_followers") }, batch.joined(separator: " | "))
     }
+
+    /// An unfollow takes the target's activities out of the reader's following feed by primary
+    /// key, found through the target's own activities: the feed has no index by actor
+    /// (migration 0011), and a scan of the reader's whole feed would grow with it.
+    func testUnfollowRemovesActivitiesByPrimaryKey() throws {
+        try temp.database.write { c in
+            try c.execute("""
+                INSERT INTO users (seq, id, username, username_key, email, email_key, display_name, password_hash, created_at, updated_at)
+                VALUES (1, 'u', 'u', 'u', 'u@example.com', 'u@example.com', 'U', 'x', 0, 0),
+                       (2, 't', 't', 't', 't@example.com', 't@example.com', 'T', 'x', 0, 0)
+                """)
+        }
+        let plans = try plans { c in
+            try Timelines(configuration: .init()).unfollowed(followerID: "u", targetID: "t", on: c)
+        }
+        let following = plans.first { $0.contains("following_timeline") } ?? ""
+        XCTAssertTrue(following.contains("SEARCH following_timeline USING PRIMARY KEY (user_seq=? AND created_at=? AND activity_seq=?)"), following)
+        XCTAssertTrue(following.contains("activities_from (from_user_id=?)"), following)
+        XCTAssertFalse(following.contains("SCAN"), following)
+    }
 }

@@ -198,11 +198,17 @@ struct Timelines: Sendable {
 
     // MARK: Clean-up
 
-    /// An unfollow: the target's videos and activities leave the follower's feeds.
+    /// An unfollow: the target's videos and activities leave the follower's feeds. The
+    /// activities are deleted by primary key through the target's own (`activities_from`):
+    /// the following feed has no index by actor, which every fan-out row would pay for
+    /// (migration 0011).
     func unfollowed(followerID: String, targetID: String, on connection: any DatabaseConnection) throws {
         guard let follower = try seq(ofUser: followerID, on: connection), let target = try seq(ofUser: targetID, on: connection) else { return }
         try connection.execute("DELETE FROM home_timeline WHERE user_seq = \(follower) AND owner_seq = \(target)")
-        try connection.execute("DELETE FROM following_timeline WHERE user_seq = \(follower) AND actor_seq = \(target)")
+        try connection.execute("""
+            DELETE FROM following_timeline WHERE (user_seq, created_at, activity_seq) IN (
+                SELECT CAST(\(follower) AS BIGINT), a.created_at, a.seq FROM activities a WHERE a.from_user_id = \(targetID))
+            """)
         try connection.execute("DELETE FROM feed_hot_follows WHERE user_seq = \(follower) AND owner_id = \(targetID)")
     }
 
