@@ -53,7 +53,8 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     let walFrames = WALFrameCount()
     private let checkpointPages: Int
     private let writerCheckpointPages: Int
-    private let writerLock = NSLock()
+    /// In order of asking (`FairLock`), so no write waits behind many later ones.
+    private let writerLock = FairLock()
     private let readerPool: ConnectionPool<SQLiteConnection>
 
     public init(configuration: Configuration) throws(StorageError) {
