@@ -69,6 +69,18 @@ final class QueryPlanTests: XCTestCase {
 
     private let page: (createdAt: Int64, id: String) = (1, "x")
 
+    /// Users with these ids, their seqs 1, 2, ... in order.
+    private func insertUsers(_ ids: String...) throws {
+        try temp.database.write { c in
+            for (seq, id) in ids.enumerated() {
+                try c.execute("""
+                    INSERT INTO users (seq, id, username, username_key, email, email_key, display_name, password_hash, created_at, updated_at)
+                    VALUES (\(seq + 1), \(id), \(id), \(id), \(id + "@example.com"), \(id + "@example.com"), \(id), 'x', 0, 0)
+                    """)
+            }
+        }
+    }
+
     func testFollowersListReadsThroughTheFollowersIndex() throws {
         let plan = try plans { c in
             _ = try ActivityStore().follows(.followers, userID: "u", after: page, limit: 20, on: c)
@@ -91,12 +103,8 @@ final class QueryPlanTests: XCTestCase {
     /// with a seek into the hot account's videos, both in the feed's order, so SQLite merges
     /// them lazily and a page reads about a page of rows at any depth.
     func testHomeFeedMergesHotAccountsThroughTheirIndex() throws {
+        try insertUsers("u", "h")
         try temp.database.write { c in
-            try c.execute("""
-                INSERT INTO users (seq, id, username, username_key, email, email_key, display_name, password_hash, created_at, updated_at)
-                VALUES (1, 'u', 'u', 'u', 'u@example.com', 'u@example.com', 'U', 'x', 0, 0),
-                       (2, 'h', 'h', 'h', 'h@example.com', 'h@example.com', 'H', 'x', 0, 0)
-                """)
             try c.execute("INSERT INTO activities (id, type, from_user_id, to_user_id, created_at) VALUES ('f', 4, 'u', 'h', 0)")
             try c.execute("INSERT INTO feed_hot_accounts (user_id) VALUES ('h')")
             try c.execute("INSERT INTO feed_hot_follows (user_seq, owner_id) VALUES (1, 'h')")
@@ -135,13 +143,7 @@ final class QueryPlanTests: XCTestCase {
     /// key, found through the target's own activities: the feed has no index by actor
     /// (migration 0011), and a scan of the reader's whole feed would grow with it.
     func testUnfollowRemovesActivitiesByPrimaryKey() throws {
-        try temp.database.write { c in
-            try c.execute("""
-                INSERT INTO users (seq, id, username, username_key, email, email_key, display_name, password_hash, created_at, updated_at)
-                VALUES (1, 'u', 'u', 'u', 'u@example.com', 'u@example.com', 'U', 'x', 0, 0),
-                       (2, 't', 't', 't', 't@example.com', 't@example.com', 'T', 'x', 0, 0)
-                """)
-        }
+        try insertUsers("u", "t")
         let plans = try plans { c in
             try Timelines(configuration: .init()).unfollowed(followerID: "u", targetID: "t", on: c)
         }
