@@ -17,5 +17,6 @@ public enum PostgresMigrationFiles {
         ("0009_hot_accounts", PackageResources._009_hot_accounts_sql),
         ("0010_search_words", PackageResources._010_search_words_sql),
         ("0011_following_timeline_slim", PackageResources._011_following_timeline_slim_sql),
+        ("0012_followers_by_seq", PackageResources._012_followers_by_seq_sql),
     ]
 }

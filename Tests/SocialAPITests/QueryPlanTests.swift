@@ -152,4 +152,34 @@ final class QueryPlanTests: XCTestCase {
         XCTAssertTrue(following.contains("activities_from (from_user_id=?)"), following)
         XCTAssertFalse(following.contains("SCAN"), following)
     }
+
+    /// The bounded steps over an author's followers (by follow seq: the fan-out's first batch,
+    /// its "any left?" probe, a clean-up's batch, the following notifications) read one range
+    /// of `activities_followers_by_seq`, whatever order the schema lists the other indexes in:
+    /// an import rebuilds them, and SQLite broke the tie between `activities_followers` and
+    /// `activities_to_recent` by that order, walking everything aimed at the author.
+    func testStepsOverFollowersReadOneRangeWhateverTheIndexOrder() throws {
+        try insertUsers("u", "r")
+        try temp.database.write { c in
+            // "a": something u did (here a follow of r); "f": r follows u.
+            try c.execute("INSERT INTO activities (id, type, from_user_id, to_user_id, created_at) VALUES ('a', 4, 'u', 'r', 1), ('f', 4, 'r', 'u', 0)")
+        }
+        let timelines = Timelines(configuration: .init(syncLimit: 1_000))
+        for rebuilt in ["activities_followers", "activities_to_recent"] {
+            try temp.database.write { c in
+                let definition = try c.fetchValue("SELECT sql FROM sqlite_schema WHERE name = \(rebuilt)", as: String.self) ?? ""
+                try c.execute(SQL(unsafeSQL: "DROP INDEX \(rebuilt)"))
+                try c.execute(SQL(unsafeSQL: definition))
+            }
+            let plans = try plans { c in
+                try timelines.fanOutActivity(activityID: "a", afterFollow: 0, limit: 1_000, now: 0, on: c)
+                try timelines.removeActivity(actorID: "u", activitySeq: 1, createdAt: 1, afterFollow: 0, limit: 1_000, now: 0, on: c)
+                _ = try NotificationStore().followingRecipients(activityID: "a", after: 0, limit: 1_000, on: c)
+            }
+            XCTAssertEqual(plans.count, 7, "each step: its batch, its rows, the probe for more; then the recipients")
+            for plan in plans {
+                XCTAssertTrue(plan.contains("activities_followers_by_seq (to_user_id=? AND seq>?"), "after rebuilding \(rebuilt): \(plan)")
+            }
+        }
+    }
 }

@@ -126,7 +126,8 @@ struct Timelines: Sendable {
     /// The skeleton of every fan-out: find the `limit` followers of `author` (a SQL
     /// expression) whose follow comes after `afterFollow`, let `each` work on their rows up
     /// to the last of those follows, and hand the position to `rest` when more remain (with
-    /// a limit of 0, everything is left to `rest`).
+    /// a limit of 0, everything is left to `rest`). Every step is one range of
+    /// `activities_followers_by_seq` (migration 0012).
     private func fanOut(
         author: SQL, afterFollow: Int64, limit: Int, on connection: any DatabaseConnection,
         each insert: (_ lastFollow: Int64) throws -> Void, rest: (_ lastFollow: Int64) throws -> Void
