@@ -2,6 +2,7 @@ import Storage
 import TestSupport
 import XCTest
 @testable import Auth
+@testable import CloudHooks
 @testable import SocialAPI
 
 /// Forwards to a real connection and keeps every statement it is given, so a test can ask
@@ -181,5 +182,16 @@ final class QueryPlanTests: XCTestCase {
                 XCTAssertTrue(plan.contains("activities_followers_by_seq (to_user_id=? AND seq>?"), "after rebuilding \(rebuilt): \(plan)")
             }
         }
+    }
+
+    /// A group of outbox jobs is recorded done by primary key, one look-up per seq: through
+    /// `outbox_lane_ready` it read every done job of the lane, a cost that grew until the purge.
+    func testOutboxGroupIsRecordedDoneByPrimaryKey() throws {
+        let plans = try plans { c in
+            _ = try Outbox().finishGroup([OutboxJob(seq: 1, kind: "k", payload: "{}", attempts: 1)], lane: .feed, now: 0, on: c)
+        }
+        XCTAssertEqual(plans.count, 1)
+        XCTAssertTrue(plans[0].contains("SEARCH outbox USING INTEGER PRIMARY KEY (rowid=?)"), plans[0])
+        XCTAssertFalse(plans[0].contains("outbox_lane_ready"), plans[0])
     }
 }

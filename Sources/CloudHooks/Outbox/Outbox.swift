@@ -130,10 +130,14 @@ public struct Outbox: Sendable {
     /// Records a group of jobs read by `jobs` as done, in one statement, if every one of
     /// them is still due (answers false otherwise, and changes nothing it can keep: the caller
     /// rolls back to its savepoint). The seqs go in as one JSON array, so the statement has
-    /// one shape whatever the group's size.
+    /// one shape whatever the group's size. SQLite only (`json_each`, `NOT INDEXED`): left to
+    /// choose, SQLite read the rows through `outbox_lane_ready` for the lane alone, every done
+    /// job of the lane included, so each group cost more with every job run since the last
+    /// daily purge (91% of the worker's time in a third burst on the benchmark); NOT INDEXED
+    /// leaves it the primary key, one look-up per seq.
     func finishGroup(_ jobs: [OutboxJob], lane: OutboxLane, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
         try connection.execute("""
-            UPDATE outbox SET state = 'done', attempts = attempts + 1, finished_at = \(now), leased_until = NULL, last_error = NULL
+            UPDATE outbox NOT INDEXED SET state = 'done', attempts = attempts + 1, finished_at = \(now), leased_until = NULL, last_error = NULL
             WHERE seq IN (SELECT value FROM json_each(\(Self.jsonArray(jobs.map(\.seq))))) AND \(dueFilter(lane: lane, now: now))
             """) == jobs.count
     }
