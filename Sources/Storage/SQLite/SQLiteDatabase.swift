@@ -53,7 +53,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     let walFrames = WALFrameCount()
     private let checkpointPages: Int
     private let writerCheckpointPages: Int
-    /// In order of asking (`FairLock`), so no write waits behind many later ones.
+    /// Starves no writer (`FairLock`): one that has waited 8 ms is next, whoever else asks.
     private let writerLock = FairLock()
     private let readerPool: ConnectionPool<SQLiteConnection>
 
