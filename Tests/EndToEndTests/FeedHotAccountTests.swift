@@ -64,6 +64,16 @@ final class FeedHotAccountTests: ServerTestCase {
 
         XCTAssertEqual(try feedIds(.home, reader), expected, "merged home: everything I follow and mine, newest first, each once")
         assertNewestFirst(try feedItems(.home, reader), "merged home")
+        // Home lists only people the reader follows and the reader: every owner but the
+        // reader is followed, from the fanned-out rows and the hot arms alike.
+        for item in try feedItems(.home, reader) {
+            let owner = item["owner"] as? [String: Any] ?? [:]
+            if owner["id"] as? String == reader.id {
+                XCTAssertNil(owner["isFollowing"], "my own video's owner is me: no isFollowing")
+            } else {
+                XCTAssertEqual(owner["isFollowing"] as? Bool, true, "a followed owner (\(owner["id"] ?? "?"))")
+            }
+        }
         for limit in [1, 2, 3, 4] {
             XCTAssertEqual(try pagedHome(reader, limit: limit), expected, "pages of \(limit) walk the merged feed without a gap or a repeat")
         }

@@ -20,7 +20,7 @@ struct FeedRoutes {
         return try lists.respond(request, scope: "feed-home|\(me.userID)",
             fetch: { after, limit, connection in
                 try FeedStore().home(readerSeq: me.userSeq, viewer: Viewer(me), after: try Positions.seq(after), limit: limit,
-                                     selecting: Presenter.videoSelection(for: me), on: connection)
+                                     selecting: Presenter.followedVideoSelection(for: me), on: connection)
             },
             position: { Positions.seq($0.1.createdAt, $0.1.seq) },
             present: { rows, _ in rows.map(\.0) })
