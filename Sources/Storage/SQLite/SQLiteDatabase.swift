@@ -113,10 +113,15 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     /// every writer 35 to 70 ms (two fsyncs under the lock, measured under the fan-out of a
     /// comment burst, where it ran three times a second and made most of the p99 of writes),
     /// while the WAL restarts by itself whenever a first pass catches up, as it does once a
-    /// burst ends.
+    /// burst ends. While writers queue for the lock, another pass beside them comes first: it
+    /// syncs and copies what came in while the first ran (a like burst writes tens of
+    /// thousands of frames a second), so the locked pass they wait behind has only the last
+    /// few milliseconds of frames to sync and copy. With nobody waiting (the outbox alone,
+    /// catching up after a burst) that pass would only take the worker's CPU.
     private func checkpoint() {
         try? checkpointer.checkpointPassive()
         guard walFrames.value.load(ordering: .relaxed) >= checkpointPages * 3 else { return }
+        if writerLock.waiting > 0 { try? checkpointer.checkpointPassive() }
         writerLock.lock()
         defer { writerLock.unlock() }
         try? checkpointer.checkpointPassive()
