@@ -72,7 +72,8 @@ final class FairLock: Sendable {
         next?.wake.signal()
     }
 
-    /// Threads asleep in `lock` (for tests).
+    /// Threads asleep in `lock`: for tests, and for the checkpointer, which shortens its
+    /// locked pass only when someone would wait behind it.
     var waiting: Int { state.withLock { $0.waiters.count } }
 
     func withLock<T>(_ body: () throws -> T) rethrows -> T {

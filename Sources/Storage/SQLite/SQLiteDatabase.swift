@@ -117,7 +117,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     /// syncs and copies what came in while the first ran (a like burst writes tens of
     /// thousands of frames a second), so the locked pass they wait behind has only the last
     /// few milliseconds of frames to sync and copy. With nobody waiting (the outbox alone,
-    /// catching up after a burst) that pass would only take the worker's CPU.
+    /// catching up after a burst) it was measured to slow the catching up, so it is left out.
     private func checkpoint() {
         try? checkpointer.checkpointPassive()
         guard walFrames.value.load(ordering: .relaxed) >= checkpointPages * 3 else { return }
