@@ -122,9 +122,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         try? checkpointer.checkpointPassive()
         guard walFrames.value.load(ordering: .relaxed) >= checkpointPages * 3 else { return }
         if writerLock.waiting > 0 { try? checkpointer.checkpointPassive() }
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        try? checkpointer.checkpointPassive()
+        writerLock.withLock { try? checkpointer.checkpointPassive() }
     }
 
     // Built once: a statement made from a literal allocates its fragment list every time.
@@ -148,19 +146,19 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
 
     /// One writer: every write is serializable, so `isolation` changes nothing here.
     public func write<T>(isolation: WriteIsolation, _ body: (any DatabaseConnection) throws -> T) throws -> T {
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        // IMMEDIATE takes the write lock up front, so another process makes us wait
-        // (busy_timeout) at BEGIN rather than fail half-way through.
-        try writer.execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body(writer)
-            try writer.execute("COMMIT")
-            if walFrames.value.load(ordering: .relaxed) >= writerCheckpointPages { try? writer.checkpointPassive() }
-            return result
-        } catch {
-            _ = try? writer.execute("ROLLBACK")
-            throw error
+        try writerLock.withLock {
+            // IMMEDIATE takes the write lock up front, so another process makes us wait
+            // (busy_timeout) at BEGIN rather than fail half-way through.
+            try writer.execute("BEGIN IMMEDIATE")
+            do {
+                let result = try body(writer)
+                try writer.execute("COMMIT")
+                if walFrames.value.load(ordering: .relaxed) >= writerCheckpointPages { try? writer.checkpointPassive() }
+                return result
+            } catch {
+                _ = try? writer.execute("ROLLBACK")
+                throw error
+            }
         }
     }
 
@@ -181,9 +179,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     public func close() {
         checkpointTimer.cancel()
         checkpointQueue.sync { checkpointer.close() }
-        writerLock.lock()
-        writer.close()
-        writerLock.unlock()
+        writerLock.withLock { writer.close() }
         readerPool.closeAll { $0.close() }
     }
 
