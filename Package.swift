@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Typed wrappers for libcurl's variadic setopt/getinfo, which Swift cannot call.
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // A pass-through SQLite VFS that writes a transaction's WAL frames with one pwrite.
+        .target(name: "CSQLiteWAL", dependencies: ["CSQLite"]),
 
         // Leaf utilities.
         .target(name: "JSON", swiftSettings: swiftSettings),
@@ -39,7 +41,7 @@ let package = Package(
         .target(name: "PostgresSchema", resources: [.embedInCode("migrations")], swiftSettings: swiftSettings),
         .target(
             name: "Storage",
-            dependencies: ["CSQLite", "CPostgres", "PostgresSchema", "Telemetry"],
+            dependencies: ["CSQLite", "CSQLiteWAL", "CPostgres", "PostgresSchema", "Telemetry"],
             resources: [.embedInCode("migrations/sqlite")],
             swiftSettings: swiftSettings
         ),
@@ -74,7 +76,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", "CSQLite"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport"]),
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks"]),

@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteWAL
 import Synchronization
 
 /// One `sqlite3*` handle with its prepared-statement cache.
@@ -33,10 +34,15 @@ final class SQLiteConnection: DatabaseConnection {
     /// first) only leaves SQLite's defaults in place.
     private static let libraryConfigured: Bool = pacenote_sqlite3_disable_memstatus() == SQLITE_OK
 
+    /// The VFS every connection opens with: the default one, with each transaction's WAL
+    /// frames written in one call (Sources/CSQLiteWAL). Nil (SQLite's default) if it could
+    /// not be registered.
+    private static let vfs: String? = pn_wal_batching_vfs_register() == SQLITE_OK ? PN_WAL_BATCHING_VFS : nil
+
     init(path: String, flags: Int32) throws(StorageError) {
         _ = Self.libraryConfigured
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, Self.vfs)
         handle = db
         if rc != SQLITE_OK {
             let error = makeError(rc, "sqlite3_open_v2", sql: nil)
