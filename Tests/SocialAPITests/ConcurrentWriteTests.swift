@@ -29,17 +29,6 @@ final class ConcurrentWriteTests: XCTestCase {
         return results.withLock { results in (0..<count).compactMap { results[$0] } }
     }
 
-    /// A video of its own (its owner's token and the video's id) on `app`.
-    private func video(on app: TestApplication) throws -> (owner: String, id: String) {
-        let admin = app.signUp("the_admin")
-        _ = try app.application.accounts.setRole(.admin, idOrUsername: "the_admin")
-        let rally = app.request("POST", "/v1/rallies", json: #"{"name":"Rally","country":"FI","startDate":"2024-08-01","endDate":"2024-08-03"}"#, token: admin)
-        let rallyID = try XCTUnwrap(rally.body["id"] as? String)
-        let owner = app.signUp("owner")
-        let body = #"{"youtubeId":"abcdefghijk","title":"Flat out","rallyId":"\#(rallyID)","day":1}"#
-        return (owner, try XCTUnwrap(app.request("POST", "/v1/videos", json: body, token: owner).body["id"] as? String))
-    }
-
     private func count(_ app: TestApplication, _ sql: SQL) throws -> Int {
         try app.application.database.read { c in try c.fetchValue(sql, as: Int.self) ?? -1 }
     }
@@ -49,7 +38,7 @@ final class ConcurrentWriteTests: XCTestCase {
     /// the same row of `videos` and so conflicts with every like committed since it began.
     func testFortyConcurrentLikesOfOneVideoAllCount() throws {
         let app = try TestApplication()
-        let (owner, id) = try video(on: app)
+        let (owner, id) = try app.makeVideo()
         let fans = (0..<40).map { app.signUp("fan_\($0)") }
         let statuses = together(40) { index in app.request("PUT", "/v1/videos/\(id)/like", token: fans[index]).status }
         XCTAssertEqual(statuses, Array(repeating: 200, count: 40), "every like answers 200")
@@ -62,7 +51,7 @@ final class ConcurrentWriteTests: XCTestCase {
     /// a second flag is 409 `conflict`; never a 500 from the unique index the loser hits.
     func testOneUserRacingThemselfLikesFollowsAndFlagsOnce() throws {
         let app = try TestApplication()
-        let (owner, id) = try video(on: app)
+        let (owner, id) = try app.makeVideo()
         let fan = app.signUp("the_fan")
 
         let likes = together(20) { _ in app.request("PUT", "/v1/videos/\(id)/like", token: fan).status }

@@ -45,9 +45,29 @@ final class TestApplication: Sendable {
         return (response.status, object)
     }
 
+    /// A video of its own, uploaded by a new user "owner" to a rally an admin made: the
+    /// owner's token and the video's id.
+    func makeVideo() throws -> (owner: String, id: String) {
+        let admin = signUp("the_admin")
+        _ = try application.accounts.setRole(.admin, idOrUsername: "the_admin")
+        let rally = request("POST", "/v1/rallies", json: #"{"name":"Rally","country":"FI","startDate":"2024-08-01","endDate":"2024-08-03"}"#, token: admin)
+        guard let rallyID = rally.body["id"] as? String else { throw TestApplicationError(step: "the rally", answer: "\(rally.body)") }
+        let owner = signUp("owner")
+        let body = #"{"youtubeId":"abcdefghijk","title":"Flat out","rallyId":"\#(rallyID)","day":1}"#
+        let video = request("POST", "/v1/videos", json: body, token: owner)
+        guard let id = video.body["id"] as? String else { throw TestApplicationError(step: "the video", answer: "\(video.body)") }
+        return (owner, id)
+    }
+
     /// Signs up and answers the session token.
     func signUp(_ username: String) -> String {
         let result = request("POST", "/v1/users", json: #"{"username":"\#(username)","email":"\#(username)@example.com","password":"password123"}"#)
         return result.body["sessionToken"] as? String ?? ""
     }
+}
+
+struct TestApplicationError: Error, CustomStringConvertible {
+    let step: String
+    let answer: String
+    var description: String { "making \(step) failed: \(answer)" }
 }

@@ -31,6 +31,9 @@ struct Notifier: Sendable {
         var likeRepeatMillis: Int64 = 60_000
         /// Recipients per `notify` job.
         var batchSize = NotificationStore.batchSize
+
+        /// Whether anything is ever pushed: a provider or the webhook is configured.
+        var pushes: Bool { !platforms.isEmpty || webhook }
     }
 
     enum JobKind {
@@ -82,9 +85,12 @@ struct Notifier: Sendable {
         }
     }
 
-    /// Whether a notification of `kind` may push: anything but a like always, a like unless
-    /// the same one pushed within `likeRepeatMillis` (claimed here when it may).
+    /// Whether a notification of `kind` may push: never on a server that pushes nothing (so
+    /// no like claims a `push_recent` row there: two writes per like saved), anything but a
+    /// like always, a like unless the same one pushed within `likeRepeatMillis` (claimed here
+    /// when it may).
     private func mayPush(_ kind: NotificationKind, key: String, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
+        guard configuration.pushes else { return false }
         guard kind == .like else { return true }
         return try store.claimPush(key: key, since: now - configuration.likeRepeatMillis, now: now, on: connection)
     }
