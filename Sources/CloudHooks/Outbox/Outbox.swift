@@ -64,6 +64,14 @@ public struct Outbox: Sendable {
             """)
     }
 
+    /// Deletes the job enqueued with `idempotencyKey` if no worker has taken it yet (it is
+    /// `pending`: on SQLite a job is run and recorded in one transaction, on PostgreSQL a
+    /// taken job is `leased`); answers whether it did. For work the same transaction makes
+    /// pointless, such as a like's fan-out when the like is taken back.
+    public func withdraw(idempotencyKey: String, on connection: any DatabaseConnection) throws -> Bool {
+        try connection.execute("DELETE FROM outbox WHERE idempotency_key = \(idempotencyKey) AND state = 'pending'") > 0
+    }
+
     /// The rows of `lane` a worker may take: pending and due, or leased with an expired lease.
     private func dueFilter(lane: OutboxLane, now: Int64) -> SQL {
         """

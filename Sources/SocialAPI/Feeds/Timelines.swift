@@ -102,9 +102,20 @@ struct Timelines: Sendable {
     }
 
     /// A new like, comment or follow: the following feed of its author's followers, all
-    /// through the outbox.
+    /// through the outbox, in a job `activityDeleting` can withdraw while it waits.
     func activityCreated(activityID: String, now: Int64, on connection: any DatabaseConnection) throws {
-        try fanOutActivity(activityID: activityID, afterFollow: 0, limit: 0, now: now, on: connection)
+        guard try hasFollowers(of: "(SELECT from_user_id FROM activities WHERE id = \(activityID))", after: 0, on: connection),
+              let seq = try connection.fetchValue("SELECT seq FROM activities WHERE id = \(activityID)", as: Int64.self) else { return }
+        try outbox.enqueue(kind: JobKind.following, payload: JobInput.encode(["activity": .string(activityID), "after": .int(0)]),
+                           idempotencyKey: Self.fanOutKey(activitySeq: seq, activityID: activityID), now: now, on: connection)
+    }
+
+    /// The key of an activity's first fan-out job. Led by the seq, so that keys are appended
+    /// to the end of the key index like the jobs themselves (a random id would dirty a page of
+    /// it anywhere per like); the id makes it unique although SQLite may give a deleted
+    /// activity's seq to the next one.
+    static func fanOutKey(activitySeq: Int64, activityID: String) -> String {
+        "\(JobKind.following):\(activitySeq):\(activityID)"
     }
 
     func fanOutActivity(activityID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
@@ -214,12 +225,16 @@ struct Timelines: Sendable {
     }
 
     /// An activity about to be deleted: the outbox removes its rows (the feed query's join
-    /// leaves them out from now on). A fan-out job still pending will find the activity gone.
+    /// leaves them out from now on). When its fan-out job is still waiting (a like taken back
+    /// within moments, or during a burst the worker has not caught up with) the job is
+    /// withdrawn, and only followers whose follow came after the activity can hold a row
+    /// (`followed` copied it): the clean-up starts after them, and is not enqueued at all
+    /// when there are none, the usual case.
     func activityDeleting(_ activity: Activity, now: Int64, on connection: any DatabaseConnection) throws {
         guard let seq = try connection.fetchValue("SELECT seq FROM activities WHERE id = \(activity.id)", as: Int64.self) else { return }
-        try enqueue(JobKind.followingCleanup, [
-            "actor": .string(activity.fromUserID), "activity": .int(seq), "createdAt": .int(activity.createdAt), "after": .int(0),
-        ], now: now, on: connection)
+        let neverFannedOut = try outbox.withdraw(idempotencyKey: Self.fanOutKey(activitySeq: seq, activityID: activity.id), on: connection)
+        try removeActivity(actorID: activity.fromUserID, activitySeq: seq, createdAt: activity.createdAt,
+                           afterFollow: neverFannedOut ? seq : 0, limit: 0, now: now, on: connection)
     }
 
     /// Deletes an activity's rows by primary key through its author's followers whose follow
