@@ -18,5 +18,6 @@ public enum PostgresMigrationFiles {
         ("0010_search_words", PackageResources._010_search_words_sql),
         ("0011_following_timeline_slim", PackageResources._011_following_timeline_slim_sql),
         ("0012_followers_by_seq", PackageResources._012_followers_by_seq_sql),
+        ("0013_followers_with_follower", PackageResources._013_followers_with_follower_sql),
     ]
 }

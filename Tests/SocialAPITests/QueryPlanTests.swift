@@ -187,6 +187,33 @@ final class QueryPlanTests: XCTestCase {
         }
     }
 
+    /// Walking an author's followers reads only the followers indexes, never a follow's row
+    /// (they carry the follower's id, migration 0013): the fan-out of a group of activities,
+    /// the following notifications' "does any follower want it?" check (through the index of
+    /// the users who do) and their recipients, a video's fan-out and a clean-up.
+    func testFollowerWalksReadNoFollowRow() throws {
+        try insertUsers("u", "r", "v")
+        try temp.database.write { c in
+            try c.execute("INSERT INTO activities (id, type, from_user_id, to_user_id, created_at) VALUES ('a', 4, 'u', 'v', 1), ('f', 4, 'r', 'u', 0)")
+        }
+        let timelines = Timelines(configuration: .init(syncLimit: 1_000))
+        let notify = try XCTUnwrap(Notifier(configuration: .init(), clock: SystemClock()).groupHandlers()[Notifier.JobKind.following])
+        let job = OutboxJob(seq: 1, kind: Notifier.JobKind.following, payload: #"{"activity":"a","after":0,"push":false}"#, attempts: 1)
+        let plans = try plans { c in
+            _ = try timelines.fanOutActivities(["a"], maxFollowers: 1_000, on: c)
+            try notify([job], c)
+            _ = try NotificationStore().followingRecipients(activityID: "a", after: 0, limit: 1_000, on: c)
+            try timelines.removeActivity(actorID: "u", activitySeq: 1, createdAt: 1, afterFollow: 0, limit: 1_000, now: 0, on: c)
+        }
+        let walks = plans.filter { $0.contains("activities_followers") }
+        XCTAssertGreaterThanOrEqual(walks.count, 4, plans.joined(separator: " | "))
+        for plan in walks {
+            XCTAssertTrue(plan.contains("USING COVERING INDEX activities_followers"), plan)
+        }
+        XCTAssertTrue(walks.contains { $0.contains("USING INDEX users_following_activity") || $0.contains("USING COVERING INDEX users_following_activity") },
+                      walks.joined(separator: " | "))
+    }
+
     /// A group of outbox jobs is recorded done by primary key, one look-up per seq: through
     /// `outbox_lane_ready` it read every done job of the lane, a cost that grew until the purge.
     func testOutboxGroupIsRecordedDoneByPrimaryKey() throws {

@@ -115,7 +115,8 @@ struct Notifier: Sendable {
     /// hear of them, and only those run as single jobs. Most followers leave
     /// `followingActivity` off, so most jobs (every comment and like has one) end with that
     /// statement instead of a look-up and a followers' scan each. SQLite only (`json_each`;
-    /// the followers index named, as in `Timelines.fanOutActivities`).
+    /// the followers index named, as in `Timelines.fanOutActivities`, and the small index of
+    /// the users who want these, so that no follower's row is read: migration 0013).
     func groupHandlers() -> [String: OutboxWorker.GroupHandler] {
         let single = jobHandlers()
         return [
@@ -130,7 +131,8 @@ struct Notifier: Sendable {
                     SELECT a.id FROM activities a
                     WHERE a.id IN (SELECT value FROM json_each(\(Timelines.jsonArray(Array(fresh.keys)))))
                       AND EXISTS (
-                        SELECT 1 FROM activities f INDEXED BY activities_followers JOIN users r ON r.id = f.from_user_id
+                        SELECT 1 FROM activities f INDEXED BY activities_followers
+                        JOIN users r INDEXED BY users_following_activity ON r.id = f.from_user_id
                         WHERE f.to_user_id = a.from_user_id AND f.type = \(ActivityKind.follow.sql)
                           AND r.id <> a.to_user_id AND r.banned_at IS NULL AND r.notify_following_activity = TRUE)
                     """).map { try $0.decode("id", as: String.self) }

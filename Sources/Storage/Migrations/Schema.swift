@@ -21,6 +21,7 @@ public enum Schema {
         migration("0010_search_words", PackageResources._010_search_words_sql),
         migration("0011_following_timeline_slim", PackageResources._011_following_timeline_slim_sql),
         migration("0012_followers_by_seq", PackageResources._012_followers_by_seq_sql),
+        migration("0013_followers_with_follower", PackageResources._013_followers_with_follower_sql),
     ]
 
     /// The same changes for PostgreSQL (`migrations/postgres`, embedded by `PostgresSchema`).
