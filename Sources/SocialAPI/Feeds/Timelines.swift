@@ -110,10 +110,10 @@ struct Timelines: Sendable {
                            idempotencyKey: Self.fanOutKey(activitySeq: seq, activityID: activityID), now: now, on: connection)
     }
 
-    /// The key of an activity's first fan-out job. Led by the seq, so that keys are appended
-    /// to the end of the key index like the jobs themselves (a random id would dirty a page of
-    /// it anywhere per like); the id makes it unique although SQLite may give a deleted
-    /// activity's seq to the next one.
+    /// The key of an activity's first fan-out job. Led by the seq, so that consecutive keys
+    /// sit side by side in the key index, on the page the last one went to (a random id first
+    /// would dirty a page of it anywhere per like); the id makes it unique although SQLite may
+    /// give a deleted activity's seq to the next one.
     static func fanOutKey(activitySeq: Int64, activityID: String) -> String {
         "\(JobKind.following):\(activitySeq):\(activityID)"
     }
