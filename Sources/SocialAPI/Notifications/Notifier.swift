@@ -88,11 +88,11 @@ struct Notifier: Sendable {
     /// Whether a notification of `kind` may push: never on a server that pushes nothing (so
     /// no like claims a `push_recent` row there: two writes per like saved), anything but a
     /// like always, a like unless the same one pushed within `likeRepeatMillis` (claimed here
-    /// when it may).
-    private func mayPush(_ kind: NotificationKind, key: String, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
+    /// when it may; `key` is built only then).
+    private func mayPush(_ kind: NotificationKind, key: @autoclosure () -> String, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
         guard configuration.pushes else { return false }
         guard kind == .like else { return true }
-        return try store.claimPush(key: key, since: now - configuration.likeRepeatMillis, now: now, on: connection)
+        return try store.claimPush(key: key(), since: now - configuration.likeRepeatMillis, now: now, on: connection)
     }
 
     // MARK: The notify lane
