@@ -104,8 +104,11 @@ struct Timelines: Sendable {
     /// A new like, comment or follow: the following feed of its author's followers, all
     /// through the outbox, in a job `activityDeleting` can withdraw while it waits.
     func activityCreated(activityID: String, now: Int64, on connection: any DatabaseConnection) throws {
-        guard try hasFollowers(of: "(SELECT from_user_id FROM activities WHERE id = \(activityID))", after: 0, on: connection),
-              let seq = try connection.fetchValue("SELECT seq FROM activities WHERE id = \(activityID)", as: Int64.self) else { return }
+        // The activity's seq, if its author has a follower (one look-up of the activity).
+        guard let seq = try connection.fetchValue("""
+            SELECT a.seq FROM activities a
+            WHERE a.id = \(activityID) AND EXISTS (SELECT 1 FROM activities f WHERE f.type = 4 AND f.to_user_id = a.from_user_id)
+            """, as: Int64.self) else { return }
         try outbox.enqueue(kind: JobKind.following, payload: JobInput.encode(["activity": .string(activityID), "after": .int(0)]),
                            idempotencyKey: Self.fanOutKey(activitySeq: seq, activityID: activityID), now: now, on: connection)
     }
