@@ -138,6 +138,21 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
+    /// Flushes to disk what was written to the database file and the WAL so far, through
+    /// this connection's own file handles (closing another descriptor of the file would drop
+    /// SQLite's POSIX locks, https://sqlite.org/howtocorrupt.html#_posix_advisory_locks_canceled_by_a_separate_thread_doing_close_).
+    /// It changes nothing SQLite relies on: a checkpoint still syncs both itself. It is done
+    /// beforehand so that the checkpoint's own syncs find little left to write.
+    func syncFiles() throws(StorageError) {
+        for pointer in [SQLITE_FCNTL_FILE_POINTER, SQLITE_FCNTL_JOURNAL_POINTER] {
+            var file: UnsafeMutablePointer<sqlite3_file>?
+            guard sqlite3_file_control(handle, "main", pointer, &file) == SQLITE_OK,
+                  let file, let sync = file.pointee.pMethods?.pointee.xSync else { continue }
+            let rc = sync(file, SQLITE_SYNC_NORMAL)
+            if rc != SQLITE_OK { throw makeError(rc, "xSync", sql: nil).storageError }
+        }
+    }
+
     /// Keeps `frames` equal to the number of frames in the WAL after each commit (SQLite's
     /// WAL hook, https://sqlite.org/c3ref/wal_hook.html). This replaces `wal_autocheckpoint`,
     /// which uses the same hook: whoever watches the count decides when to checkpoint.
