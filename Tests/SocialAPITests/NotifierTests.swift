@@ -23,4 +23,55 @@ final class NotifierTests: XCTestCase {
         let claims = try app.application.database.read { c in try c.fetchValue("SELECT COUNT(*) FROM push_recent", as: Int.self) }
         XCTAssertEqual(claims, 0, "nothing is claimed for pushes that never happen")
     }
+
+    /// Notifications go with what they are about (API.md "Notifications"), though since
+    /// migration 0014 no index finds them by video or by actor: a like's, comment's and
+    /// follow's go with their activity, a new video's broadcast with its video (a trigger).
+    /// What the people notified see: nothing left in their inbox, and badges back to zero.
+    func testNotificationsGoWithTheVideoAndTheAccountTheyAreAbout() throws {
+        let app = try TestApplication()
+        let (owner, videoID) = try app.makeVideo()
+        let fan = app.signUp("fan"), watcher = app.signUp("watcher")
+        let ownerID = try XCTUnwrap(app.request("GET", "/v1/users/me", token: owner).body["id"] as? String)
+        let watcherID = try XCTUnwrap(app.request("GET", "/v1/users/me", token: watcher).body["id"] as? String)
+        XCTAssertEqual(app.request("PUT", "/v1/videos/\(videoID)/like", token: fan).status, 200)
+        XCTAssertEqual(app.request("POST", "/v1/videos/\(videoID)/comments", json: #"{"content":"Flat out!"}"#, token: fan).status, 201)
+        XCTAssertEqual(app.request("PUT", "/v1/users/\(ownerID)/follow", token: fan).status, 200)
+        // The broadcast the notify lane writes for a new video, to one recipient.
+        try app.application.database.write { connection in
+            _ = try NotificationStore().insert(kind: .newVideo, to: [watcherID], actorID: ownerID, activityID: nil,
+                                               videoID: videoID, now: 1, on: connection)
+        }
+        XCTAssertEqual(try kinds(app, owner), ["follow", "comment", "like"])
+        XCTAssertEqual(try kinds(app, watcher), ["new_video"])
+        XCTAssertEqual(try badges(app), [ownerID: 3, watcherID: 1])
+
+        XCTAssertEqual(app.request("DELETE", "/v1/videos/\(videoID)", token: owner).status, 204)
+        XCTAssertEqual(try kinds(app, owner), ["follow"], "the like and the comment went with the video")
+        XCTAssertEqual(try kinds(app, watcher), [], "the broadcast went with the video")
+        XCTAssertEqual(try badges(app), [ownerID: 1])
+
+        XCTAssertEqual(app.request("DELETE", "/v1/users/me", json: #"{"password":"password123"}"#, token: fan).status, 204)
+        XCTAssertEqual(try kinds(app, owner), [], "the follow went with its author's account")
+        XCTAssertEqual(try badges(app), [:])
+        let left = try app.application.database.read { c in try c.fetchValue("SELECT COUNT(*) FROM notifications", as: Int.self) }
+        XCTAssertEqual(left, 0)
+    }
+
+    private func kinds(_ app: TestApplication, _ token: String) throws -> [String] {
+        let inbox = app.request("GET", "/v1/notifications", token: token)
+        XCTAssertEqual(inbox.status, 200)
+        return (inbox.body["items"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+    }
+
+    /// Each user's stored unread count (the push badge), where it is not zero.
+    private func badges(_ app: TestApplication) throws -> [String: Int] {
+        try app.application.database.read { connection in
+            var counts: [String: Int] = [:]
+            for row in try connection.fetchAll("SELECT id, unread_notifications FROM users WHERE unread_notifications <> 0") {
+                counts[try row.decode(at: 0, as: String.self)] = try row.decode(at: 1, as: Int.self)
+            }
+            return counts
+        }
+    }
 }
