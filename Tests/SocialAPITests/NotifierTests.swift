@@ -74,4 +74,46 @@ final class NotifierTests: XCTestCase {
             return counts
         }
     }
+
+    /// A like or a comment queues a `notify.following` job only when some follower of its
+    /// author may want it: none while nobody who follows the author turned `followingActivity`
+    /// on, one once a follower has. With more users wanting it than a request checks itself,
+    /// the job is queued and the worker's check decides, as before.
+    func testTheFollowingJobIsQueuedOnlyWhenSomeFollowerMayWantIt() throws {
+        let app = try TestApplication()
+        let (_, videoID) = try app.makeVideo()
+        let fan = app.signUp("fan"), pal = app.signUp("pal"), stranger = app.signUp("stranger")
+        let fanID = try XCTUnwrap(app.request("GET", "/v1/users/me", token: fan).body["id"] as? String)
+        XCTAssertEqual(app.request("PUT", "/v1/users/\(fanID)/follow", token: pal).status, 200)
+        let settings = #"{"notificationSettings":{"followingActivity":true}}"#
+        XCTAssertEqual(app.request("PATCH", "/v1/users/me", json: settings, token: stranger).status, 200)
+        XCTAssertEqual(app.request("PUT", "/v1/videos/\(videoID)/like", token: fan).status, 200)
+        XCTAssertEqual(try followingJobs(app), 0, "the one who wants it does not follow the fan")
+
+        XCTAssertEqual(app.request("PATCH", "/v1/users/me", json: settings, token: pal).status, 200)
+        XCTAssertEqual(app.request("POST", "/v1/videos/\(videoID)/comments", json: #"{"content":"Flat out!"}"#, token: fan).status, 201)
+        XCTAssertEqual(try followingJobs(app), 1, "now a follower wants it")
+
+        // More users who want it than a request checks, none of them following the fan (made
+        // here rather than signed up, past the signup limit).
+        try app.application.database.write { connection in
+            try connection.execute("UPDATE users SET notify_following_activity = FALSE")
+            for n in 0...Notifier.wantingProbed {
+                let name = "wanting\(n)"
+                try connection.execute("""
+                    INSERT INTO users (id, username, username_key, email, email_key, display_name, password_hash, created_at, updated_at, notify_following_activity)
+                    VALUES (\(name), \(name), \(name), \(name + "@example.com"), \(name + "@example.com"), \(name), 'x', 0, 0, TRUE)
+                    """)
+            }
+        }
+        XCTAssertEqual(app.request("DELETE", "/v1/videos/\(videoID)/like", token: fan).status, 200)
+        XCTAssertEqual(app.request("PUT", "/v1/videos/\(videoID)/like", token: fan).status, 200)
+        XCTAssertEqual(try followingJobs(app), 2, "too many want it to check them all in the request")
+    }
+
+    private func followingJobs(_ app: TestApplication) throws -> Int {
+        try app.application.database.read { c in
+            try c.fetchValue("SELECT COUNT(*) FROM outbox WHERE kind = \(Notifier.JobKind.following)", as: Int.self) ?? 0
+        }
+    }
 }
