@@ -72,8 +72,7 @@ final class FairLock: Sendable {
         next?.wake.signal()
     }
 
-    /// Threads asleep in `lock`: for tests, and for the checkpointer, which shortens its
-    /// locked pass only when someone would wait behind it.
+    /// Threads asleep in `lock` (for tests).
     var waiting: Int { state.withLock { $0.waiters.count } }
 
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
