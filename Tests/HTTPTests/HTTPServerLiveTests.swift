@@ -37,6 +37,7 @@ final class HTTPServerLiveTests: XCTestCase {
     let waiting = StartedSignal()
     let gate = Gate()
     let logs = InMemoryLogHandler()
+    let metrics = MetricsRegistry()
 
     override func setUpWithError() throws {
         let router = RouterBuilder<String>(logger: Logger(handler: logs))
@@ -64,7 +65,7 @@ final class HTTPServerLiveTests: XCTestCase {
         config.port = 0
         config.threads = 2
         config.offloadThreads = 2
-        let server = HTTPServer(configuration: config, responder: router.build(), logger: Logger(handler: logs), metrics: MetricsRegistry())
+        let server = HTTPServer(configuration: config, responder: router.build(), logger: Logger(handler: logs), metrics: metrics)
         try server.start()
         self.server = server
     }
@@ -183,6 +184,41 @@ final class HTTPServerLiveTests: XCTestCase {
         gate.open(for: 8)
         XCTAssertEqual(group.wait(timeout: .now() + 20), .success, "the slow requests finish once let go")
         XCTAssertEqual(slowStatuses.values, Array(repeating: 200, count: 8))
+    }
+
+    func testQueuedRequestsWhoseClientsLeftAreNotRun() throws {
+        let port = self.port
+        let slow = "POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"
+        let holders = try (0..<2).map { _ in try RawHTTPClient(port: port) }
+        for holder in holders { try holder.send(slow) }
+        XCTAssertTrue(started.wait(count: 2), "both offload threads hold a slow request")
+        var leaving = try (0..<3).map { _ in try RawHTTPClient(port: port) }
+        for client in leaving { try client.send(slow) }
+        XCTAssertTrue(waitUntil { self.metric("pacenote_http_offload_outstanding") == 5 }, "three requests queued behind the two")
+        leaving.removeAll()  // their clients give up: each socket closed
+        gate.open(for: 2)
+        for holder in holders { XCTAssertEqual(try holder.readReply().status, 200, "the clients still there are answered") }
+        XCTAssertTrue(waitUntil { self.metric("pacenote_http_abandoned_total") == 3 }, "the three that left are counted")
+        XCTAssertFalse(started.wait(count: 1, seconds: 0.5), "no handler ran for a client that had left")
+        XCTAssertEqual(metric("pacenote_http_offload_outstanding"), 0)
+        XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/hello").status, 200)
+    }
+
+    /// The value of an unlabelled metric as the server exposes it.
+    private func metric(_ name: String) -> Double? {
+        metrics.renderPrometheus().split(separator: "\n")
+            .first { $0.hasPrefix(name + " ") }
+            .flatMap { Double($0.split(separator: " ")[1]) }
+    }
+
+    /// Polls `condition` for up to 10 s.
+    private func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !condition() {
+            guard Date() < deadline else { return false }
+            usleep(5_000)
+        }
+        return true
     }
 
     func testBlockingRequestsWaitSideBySideWithoutBlockingPlainOnes() throws {

@@ -162,6 +162,8 @@ final class ServerCore: Sendable {
     let inFlight = Atomic<Int>(0)
     let requestsRejected: Counter
     let offloadRejected: Counter
+    /// Queued requests dropped because their client had closed the connection before their turn.
+    let abandoned: Counter
     /// Connections refused by the head screen (a NUL in the request head).
     let malformedHeads: Counter
     /// Request-head deadlines of open connections.
@@ -180,6 +182,8 @@ final class ServerCore: Sendable {
             "pacenote_http_rejected_total", help: "Requests refused before routing (size limits, bad framing).")
         offloadRejected = metrics.counter(
             "pacenote_http_offload_rejected_total", help: "Offloaded requests refused because the offload queue was full.")
+        abandoned = metrics.counter(
+            "pacenote_http_abandoned_total", help: "Queued requests not run because their client had closed the connection first.")
         malformedHeads = metrics.counter(
             "pacenote_http_malformed_heads_total", help: "Connections answered 400 and closed for a NUL byte in the request head.")
         let headTimeouts = metrics.counter(

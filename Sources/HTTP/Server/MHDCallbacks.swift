@@ -264,8 +264,19 @@ extension ServerCore {
         let responder = self.responder
         let offloaded = request
         let pool = kind == .offload ? offloadPool : blockingPool
+        let abandoned = self.abandoned
         let accepted = pool.trySubmit {
-            let response = responder.respond(to: offloaded)
+            // A client that gave up while the request queued (a login flood's clients timing
+            // out, a load generator stopping) gets no bcrypt and no write done for nobody: the
+            // work it asked for would only delay everyone still waiting. Nothing has started,
+            // so nothing is half done; MHD finds the connection closed when it sends.
+            let response: Response
+            if Self.clientHasLeft(handle.pointer) {
+                abandoned.increment()
+                response = Response(status: 499)
+            } else {
+                response = responder.respond(to: offloaded)
+            }
             box.upload.withLock { $0.complete(response) }
             MHD_resume_connection(handle.pointer)
         }

@@ -31,6 +31,20 @@ extension ServerCore {
         floodLog.warning(kind: "malformed head", "malformed request head refused", ["status": "400"])
     }
 
+    /// Whether the client of `connection` has closed it (or reset it): the kernel has its FIN
+    /// queued, or an error, with no byte left to read before it. A pipelined next request
+    /// counts as the client still being there. One non-blocking `recv` with `MSG_PEEK`, which
+    /// reads nothing away from libmicrohttpd (nginx asks the same way before it hands a
+    /// request to its upstream, and answers 499 "client closed request").
+    static func clientHasLeft(_ connection: OpaquePointer) -> Bool {
+        let fd = ConnectionInfo.socket(of: connection)
+        guard fd >= 0 else { return false }
+        var byte: UInt8 = 0
+        let peeked = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if peeked == 0 { return true }
+        return peeked < 0 && (errno == ECONNRESET || errno == ENOTCONN || errno == EPIPE)
+    }
+
     /// The whole 400 written for a refused head: API.md promises the status and the close for
     /// what fails before a request exists; the envelope comes along since it costs nothing.
     static let malformedHeadAnswer: [UInt8] = {
