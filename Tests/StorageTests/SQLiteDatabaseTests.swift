@@ -157,6 +157,22 @@ final class SQLiteDatabaseTests: XCTestCase {
         XCTAssertLessThan(pages, 400, "the WAL was copied back and started over while writes went on (\(pages) pages now)")
         XCTAssertEqual(try temp.database.read { c in try c.fetchValue("SELECT COUNT(*) FROM blobs", as: Int.self) }, 300, "nothing lost")
     }
+
+    func testTheWriterCheckpointsPastTheBackstopWhenNoCheckpointerCycleRuns() throws {
+        let temp = try TemporarySQLite { configuration in
+            configuration.checkpointPages = 1_000_000   // the background checkpointer never starts a cycle
+            configuration.writerCheckpointPages = 50
+        }
+        try temp.database.write { c in try c.execute("CREATE TABLE blobs (x BLOB NOT NULL)") }
+        var largest = 0
+        for _ in 0..<200 {
+            try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
+            largest = max(largest, temp.database.walFrames.value.load(ordering: .relaxed))
+        }
+        // 200 commits of two pages or more: over 400 pages if the writer never checkpointed.
+        XCTAssertLessThan(largest, 100, "the commit past the backstop copied the WAL back, and the next one started it over")
+        XCTAssertEqual(try temp.database.read { c in try c.fetchValue("SELECT COUNT(*) FROM blobs", as: Int.self) }, 200, "nothing lost")
+    }
 }
 
 /// Collects failures from concurrent closures.
