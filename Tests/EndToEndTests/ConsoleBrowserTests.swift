@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The moderation console (`/console/`): its static files and headers over HTTP, and the

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 /// Large followings: the server fans a new video out synchronously to at most

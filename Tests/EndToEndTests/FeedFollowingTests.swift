@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 /// GET /v1/feed/following: the likes, comments and follows made by the people I follow, newest

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 /// Hidden videos: 404 and absent from every list for everyone but their owner and the staff,

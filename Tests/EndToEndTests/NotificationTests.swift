@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// API.md "Notifications": who hears about what, the inbox, read marks, and notifications

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Synchronization
 import Telemetry
+import TestSupport
 import XCTest
 @testable import HTTP
 
@@ -194,11 +195,11 @@ final class HTTPServerLiveTests: XCTestCase {
         XCTAssertTrue(started.wait(count: 2), "both offload threads hold a slow request")
         var leaving = try (0..<3).map { _ in try RawHTTPClient(port: port) }
         for client in leaving { try client.send(slow) }
-        XCTAssertTrue(waitUntil { self.metric("pacenote_http_offload_outstanding") == 5 }, "three requests queued behind the two")
+        XCTAssertTrue(waitUntil(interval: 0.005) { self.metric("pacenote_http_offload_outstanding") == 5 }, "three requests queued behind the two")
         leaving.removeAll()  // their clients give up: each socket closed
         gate.open(for: 2)
         for holder in holders { XCTAssertEqual(try holder.readReply().status, 200, "the clients still there are answered") }
-        XCTAssertTrue(waitUntil { self.metric("pacenote_http_abandoned_total") == 3 }, "the three that left are counted")
+        XCTAssertTrue(waitUntil(interval: 0.005) { self.metric("pacenote_http_abandoned_total") == 3 }, "the three that left are counted")
         XCTAssertFalse(started.wait(count: 1, seconds: 0.5), "no handler ran for a client that had left")
         XCTAssertEqual(metric("pacenote_http_offload_outstanding"), 0)
         XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/hello").status, 200)
@@ -209,16 +210,6 @@ final class HTTPServerLiveTests: XCTestCase {
         metrics.renderPrometheus().split(separator: "\n")
             .first { $0.hasPrefix(name + " ") }
             .flatMap { Double($0.split(separator: " ")[1]) }
-    }
-
-    /// Polls `condition` for up to 10 s.
-    private func waitUntil(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            usleep(5_000)
-        }
-        return true
     }
 
     func testBlockingRequestsWaitSideBySideWithoutBlockingPlainOnes() throws {

@@ -138,7 +138,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     /// no cycle of the checkpointer is under way (one that is will restart the WAL with its
     /// locked pass), or past twice the backstop whatever happens. A commit's checkpoint syncs
     /// the WAL and the database file while every writer waits: on a like burst the writer
-    /// was off the CPU, in disk waits, for 30 to 45% of such 45 to 83 ms holds (`perf sched`).
+    /// was in disk waits and the CPU idle for 31 to 44% of such 32 to 83 ms holds (`perf sched`).
     private var backstopDue: Bool {
         let frames = walFrames.value.load(ordering: .relaxed)
         return frames >= writerCheckpointPages * 2 || (frames >= writerCheckpointPages && !checkpointing.load(ordering: .relaxed))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -39,17 +40,6 @@ func assertNewestFirst(_ items: [[String: Any]], _ context: String, file: Static
     for index in times.indices.dropFirst() where times[index] > times[index - 1] {
         XCTFail("\(context): newest first, but item \(index) (\(times[index])) is newer than item \(index - 1) (\(times[index - 1]))", file: file, line: line)
         return
-    }
-}
-
-/// Polls `condition` every `interval` seconds until it holds or `timeout` seconds pass; returns
-/// whether it held. The condition is always evaluated at least once.
-func waitUntil(timeout: Double = 10, interval: Double = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while true {
-        if try condition() { return true }
-        if Date() >= deadline { return false }
-        usleep(useconds_t(interval * 1_000_000))
     }
 }
 
