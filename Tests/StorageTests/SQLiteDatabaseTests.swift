@@ -158,6 +158,25 @@ final class SQLiteDatabaseTests: XCTestCase {
         XCTAssertEqual(try temp.database.read { c in try c.fetchValue("SELECT COUNT(*) FROM blobs", as: Int.self) }, 300, "nothing lost")
     }
 
+    func testACopiedBackWALIsNotLockedAgainWhileNothingIsWritten() throws {
+        let temp = try TemporarySQLite { configuration in
+            configuration.checkpointPages = 10
+            configuration.writerCheckpointPages = 1_000_000
+        }
+        try temp.database.write { c in try c.execute("CREATE TABLE blobs (x BLOB NOT NULL)") }
+        for _ in 0..<40 {
+            try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
+        }
+        XCTAssertGreaterThanOrEqual(temp.database.walFrames.value.load(ordering: .relaxed), 30, "past the locked pass's threshold")
+        // The checkpointer ticks every 200 ms. The first tick copies the whole WAL back (no
+        // commit lands meanwhile); the WAL's size after the last commit still reads 80 pages,
+        // and used to start a cycle with a locked pass at every tick.
+        usleep(1_200_000)
+        XCTAssertEqual(temp.database.lockedPasses.load(ordering: .relaxed), 0, "no writer was held up for a WAL already copied back")
+        try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
+        XCTAssertLessThan(temp.database.walFrames.value.load(ordering: .relaxed), 10, "the next commit started the WAL over")
+    }
+
     func testTheWriterCheckpointsPastTheBackstopWhenNoCheckpointerCycleRuns() throws {
         let temp = try TemporarySQLite { configuration in
             configuration.checkpointPages = 1_000_000   // the background checkpointer never starts a cycle

@@ -129,13 +129,24 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
+    /// What a checkpoint pass found: the frames in the WAL, and how many of them are now
+    /// in the database file (all of them: the next write transaction starts the WAL over).
+    struct CheckpointPass: Equatable {
+        var walFrames: Int
+        var copiedFrames: Int
+        var copiedAll: Bool { copiedFrames == walFrames }
+    }
+
     /// Copies what it can from the WAL back into the database file without waiting for
     /// readers or the writer (SQLITE_CHECKPOINT_PASSIVE, https://sqlite.org/c3ref/wal_checkpoint_v2.html).
-    func checkpointPassive() throws(StorageError) {
-        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    @discardableResult
+    func checkpointPassive() throws(StorageError) -> CheckpointPass {
+        var walFrames: Int32 = 0, copiedFrames: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &walFrames, &copiedFrames)
         if rc != SQLITE_OK && rc != SQLITE_BUSY {
             throw makeError(rc, "sqlite3_wal_checkpoint_v2", sql: nil).storageError
         }
+        return CheckpointPass(walFrames: Int(walFrames), copiedFrames: Int(copiedFrames))
     }
 
     /// Flushes to disk what was written to the database file and the WAL so far, through

@@ -50,7 +50,8 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     private let checkpointer: SQLiteConnection
     private let checkpointQueue = DispatchQueue(label: "pacenote.sqlite.checkpoint", qos: .utility)
     private let checkpointTimer: any DispatchSourceTimer
-    /// The WAL's size after the last commit, kept by the writer's WAL hook (internal for tests).
+    /// The WAL's size after the last commit, kept by the writer's WAL hook, or 0 once a
+    /// checkpoint pass left it wholly copied (internal for tests).
     let walFrames = WALFrameCount()
     private let checkpointPages: Int
     private let writerCheckpointPages: Int
@@ -120,16 +121,37 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     /// burst on small it held the writers 28 to 70 ms without this, 5 to 12 ms with it: a like
     /// appends about 20 frames, so the WAL grows by some 300 MB a second, and `fdatasync` of
     /// 32 MB of dirty pages takes 20 ms on this machine.
+    ///
+    /// A cycle also stops at its first pass when that pass found the WAL small (it was
+    /// started over since the last commit) or left it wholly copied. Going by `walFrames`
+    /// alone, which reads the WAL's size after the last commit, the timer's next tick after
+    /// a locked pass ran a second cycle at once, with a second locked pass (20 to 30 ms of
+    /// every writer waiting, once a second in a comment burst), and once writes stopped, a
+    /// locked pass at every tick with nothing to copy.
     private func checkpoint() {
         checkpointing.store(true, ordering: .relaxed)
         defer { checkpointing.store(false, ordering: .relaxed) }
-        try? checkpointer.checkpointPassive()
-        guard walFrames.value.load(ordering: .relaxed) >= checkpointPages * 3 else { return }
+        guard let first = try? checkpointer.checkpointPassive(),
+              !leftWhollyCopied(by: first), first.walFrames >= checkpointPages * 3 else { return }
         try? checkpointer.syncFiles()
         try? checkpointer.checkpointPassive()
         try? checkpointer.syncFiles()
-        writerLock.withLock { try? checkpointer.checkpointPassive() }
+        writerLock.withLock {
+            if let last = try? checkpointer.checkpointPassive() { _ = leftWhollyCopied(by: last) }
+        }
+        lockedPasses.add(1, ordering: .relaxed)
     }
+
+    /// Whether `pass` left the WAL wholly copied, so that the next write transaction starts
+    /// it over; if so, `walFrames` reads 0 from now on (until that commit). A pass copies the
+    /// frames the WAL held when it began; `walFrames` is the WAL's size after the last commit,
+    /// so it still equals what the pass found only if no commit came after the pass began.
+    private func leftWhollyCopied(by pass: SQLiteConnection.CheckpointPass) -> Bool {
+        pass.copiedAll && walFrames.value.compareExchange(expected: pass.walFrames, desired: 0, ordering: .relaxed).exchanged
+    }
+
+    /// Locked passes run so far (internal for tests).
+    let lockedPasses = Atomic(0)
 
     /// Whether the checkpointer is in a cycle, which ends with its locked pass.
     private let checkpointing = Atomic(false)
