@@ -169,9 +169,10 @@ final class SQLiteDatabaseTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(temp.database.walFrames.value.load(ordering: .relaxed), 30, "past the locked pass's threshold")
         // The checkpointer ticks every 200 ms. The first tick copies the whole WAL back (no
-        // commit lands meanwhile); the WAL's size after the last commit still reads 80 pages,
-        // and used to start a cycle with a locked pass at every tick.
-        usleep(1_200_000)
+        // commit lands meanwhile). The WAL's size after the last commit used to go on reading
+        // 80 pages, and to start a cycle with a locked pass at every tick.
+        XCTAssertTrue(waitUntil { temp.database.walFrames.value.load(ordering: .relaxed) == 0 }, "the WAL is known to be copied back")
+        usleep(1_000_000)  // five more ticks
         XCTAssertEqual(temp.database.lockedPasses.load(ordering: .relaxed), 0, "no writer was held up for a WAL already copied back")
         try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
         XCTAssertLessThan(temp.database.walFrames.value.load(ordering: .relaxed), 10, "the next commit started the WAL over")
