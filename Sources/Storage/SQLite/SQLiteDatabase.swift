@@ -153,7 +153,8 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     /// Locked passes run so far (internal for tests).
     let lockedPasses = Atomic(0)
 
-    /// Whether the checkpointer is in a cycle, which ends with its locked pass.
+    /// Whether the checkpointer is in a cycle; one that goes past its first pass ends with
+    /// its locked pass.
     private let checkpointing = Atomic(false)
 
     /// Whether this commit checkpoints under the writer lock: the WAL is past the backstop and
