@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", "CSQLite"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", "CSQLite", "Telemetry"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport"]),
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks"]),

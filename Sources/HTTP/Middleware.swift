@@ -34,10 +34,9 @@ public struct MetricsMiddleware<Identity: Sendable>: Middleware {
         let start = ContinuousClock.now
         let response = next(request, context)
         let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let (counter, histogram) = series.metrics(route: context.route, method: request.method, status: response.status)
         counter.increment()
-        histogram.observe(seconds)
+        histogram.observe(elapsed)
         return response
     }
 }

@@ -102,6 +102,7 @@ public final class Application: Sendable {
         let database = self.database
         metrics.gauge("pacenote_db_readers_in_use", help: "Database reader connections lent out now.") { Double(database.readerUsage.inUse) }
         metrics.gauge("pacenote_db_readers", help: "Database reader connections in the pool.") { Double(database.readerUsage.total) }
+        database.registerMetrics(in: metrics)
         // Following feeds lag by the feed lane's backlog: an operator's first question after a burst of writes.
         metrics.gauge("pacenote_outbox_backlog", help: "Outbox jobs waiting or running, all lanes.") {
             Double((try? database.read { try Outbox().backlog(on: $0) }) ?? 0)

@@ -1,3 +1,5 @@
+import Telemetry
+
 /// A connection lent for the duration of one `read` or `write` closure.
 ///
 /// Not Sendable, and valid only inside the closure it was handed to: the pool takes it
@@ -48,11 +50,15 @@ public protocol Database: Sendable {
     var readerUsage: (inUse: Int, total: Int) { get }
     /// True when the database answers a trivial query (health checks).
     func ping() -> Bool
+    /// Adds the driver's own gauges and histograms to `/metrics` (none by default).
+    func registerMetrics(in metrics: MetricsRegistry)
     /// Closes every connection; calls after this fail.
     func close()
 }
 
 extension Database {
+    public func registerMetrics(in metrics: MetricsRegistry) {}
+
     /// A write transaction that behaves as if no other write ran beside it.
     public func write<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T {
         try write(isolation: .serializable, body)

@@ -48,6 +48,11 @@ public final class Histogram: Sendable {
         }
     }
 
+    /// Records a duration, in seconds.
+    public func observe(_ duration: Duration) {
+        observe(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+
     func snapshot() -> State { state.withLock { $0 } }
 }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 /// Health, metrics and the OpenAPI document: what operators and client generators rely on.
@@ -29,6 +30,13 @@ final class OperationsTests: ServerTestCase {
                       "a latency histogram pacenote_http_request_duration_seconds with an le=\"+Inf\" bucket")
         XCTAssertTrue(lines.contains { $0.hasPrefix("pacenote_outbox_backlog ") },
                       "the fan-out backlog is a gauge, pacenote_outbox_backlog:\n\(result.text.prefix(2000))")
+        if !TestDatabase.isPostgres {
+            XCTAssertTrue(lines.contains { $0.hasPrefix("pacenote_sqlite_wal_pages ") },
+                          "SQLite's WAL size is a gauge, pacenote_sqlite_wal_pages:\n\(result.text.prefix(2000))")
+            XCTAssertTrue(lines.contains { $0.hasPrefix("pacenote_sqlite_checkpoint_hold_seconds_count{by=\"checkpointer\"} ") }
+                          && lines.contains { $0.hasPrefix("pacenote_sqlite_checkpoint_hold_seconds_count{by=\"commit\"} ") },
+                          "how long checkpoints held the writer is a histogram by who ran them")
+        }
         XCTAssertFalse(result.text.contains(stranger),
                        "route labels are templates (/v1/users/{id}), not raw paths: one series per username would explode")
     }

@@ -1,3 +1,4 @@
+import Telemetry
 import TestSupport
 import XCTest
 @testable import Storage
@@ -163,6 +164,8 @@ final class SQLiteDatabaseTests: XCTestCase {
             configuration.checkpointPages = 10
             configuration.writerCheckpointPages = 1_000_000
         }
+        let metrics = MetricsRegistry()
+        temp.database.registerMetrics(in: metrics)
         try temp.database.write { c in try c.execute("CREATE TABLE blobs (x BLOB NOT NULL)") }
         for _ in 0..<40 {
             try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
@@ -173,7 +176,8 @@ final class SQLiteDatabaseTests: XCTestCase {
         // 80 pages, and to start a cycle with a locked pass at every tick.
         XCTAssertTrue(waitUntil { temp.database.walFrames.value.load(ordering: .relaxed) == 0 }, "the WAL is known to be copied back")
         usleep(1_000_000)  // five more ticks
-        XCTAssertEqual(temp.database.lockedPasses.load(ordering: .relaxed), 0, "no writer was held up for a WAL already copied back")
+        XCTAssertEqual(Self.holds(by: "checkpointer", in: metrics), 0, "no writer was held up for a WAL already copied back")
+        XCTAssertTrue(metrics.renderPrometheus().contains("pacenote_sqlite_wal_pages 0\n"), "the WAL's gauge says it is copied back")
         try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
         XCTAssertLessThan(temp.database.walFrames.value.load(ordering: .relaxed), 10, "the next commit started the WAL over")
     }
@@ -183,6 +187,8 @@ final class SQLiteDatabaseTests: XCTestCase {
             configuration.checkpointPages = 1_000_000   // the background checkpointer never starts a cycle
             configuration.writerCheckpointPages = 50
         }
+        let metrics = MetricsRegistry()
+        temp.database.registerMetrics(in: metrics)
         try temp.database.write { c in try c.execute("CREATE TABLE blobs (x BLOB NOT NULL)") }
         var largest = 0
         for _ in 0..<200 {
@@ -191,7 +197,16 @@ final class SQLiteDatabaseTests: XCTestCase {
         }
         // 200 commits of two pages or more: over 400 pages if the writer never checkpointed.
         XCTAssertLessThan(largest, 100, "the commit past the backstop copied the WAL back, and the next one started it over")
+        XCTAssertGreaterThanOrEqual(Self.holds(by: "commit", in: metrics) ?? 0, 4, "each commit's checkpoint is counted as a hold of the writer")
         XCTAssertEqual(try temp.database.read { c in try c.fetchValue("SELECT COUNT(*) FROM blobs", as: Int.self) }, 200, "nothing lost")
+    }
+}
+
+extension SQLiteDatabaseTests {
+    /// How many checkpoints held the writer, by `by`, as `/metrics` shows them.
+    static func holds(by: String, in metrics: MetricsRegistry) -> Int? {
+        let prefix = "pacenote_sqlite_checkpoint_hold_seconds_count{by=\"\(by)\"} "
+        return metrics.renderPrometheus().split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
     }
 }
 

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Synchronization
+import Telemetry
 
 /// The embedded default: one SQLite file in WAL mode, one writer connection, a pool of
 /// readers (GRDB's DatabasePool shape).
@@ -137,9 +138,10 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         try? checkpointer.checkpointPassive()
         try? checkpointer.syncFiles()
         writerLock.withLock {
+            let started = ContinuousClock.now
             if let last = try? checkpointer.checkpointPassive() { _ = leftWhollyCopied(by: last) }
+            observeHold(\.checkpointer, since: started)
         }
-        lockedPasses.add(1, ordering: .relaxed)
     }
 
     /// Whether `pass` left the WAL wholly copied, so that the next write transaction starts
@@ -150,8 +152,30 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         pass.copiedAll && walFrames.value.compareExchange(expected: pass.walFrames, desired: 0, ordering: .relaxed).exchanged
     }
 
-    /// Locked passes run so far (internal for tests).
-    let lockedPasses = Atomic(0)
+    /// How long checkpoints held every writer, by who ran them; nil until `registerMetrics`.
+    private struct CheckpointHolds {
+        var checkpointer: Histogram
+        var commit: Histogram
+    }
+    private let checkpointHolds = Mutex<CheckpointHolds?>(nil)
+
+    private func observeHold(_ by: KeyPath<CheckpointHolds, Histogram>, since started: ContinuousClock.Instant) {
+        checkpointHolds.withLock { $0?[keyPath: by] }?.observe(ContinuousClock.now - started)
+    }
+
+    /// The WAL's size, and the checkpoints that held up the writers: the p99 of writes in a
+    /// burst is mostly these holds (BENCHMARKS.md).
+    public func registerMetrics(in metrics: MetricsRegistry) {
+        let walFrames = self.walFrames
+        metrics.gauge("pacenote_sqlite_wal_pages", help: "Pages in the SQLite WAL after the last commit; 0 once a checkpoint copied them all back.") {
+            Double(walFrames.value.load(ordering: .relaxed))
+        }
+        let help = "Time every writer waited while a checkpoint held the SQLite writer, by who ran it: the background checkpointer or a commit past the WAL's backstop."
+        let holds = CheckpointHolds(
+            checkpointer: metrics.histogram("pacenote_sqlite_checkpoint_hold_seconds", help: help, labels: [("by", "checkpointer")]),
+            commit: metrics.histogram("pacenote_sqlite_checkpoint_hold_seconds", help: help, labels: [("by", "commit")]))
+        checkpointHolds.withLock { $0 = holds }
+    }
 
     /// Whether the checkpointer is in a cycle; one that goes past its first pass ends with
     /// its locked pass.
@@ -195,7 +219,11 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
             do {
                 let result = try body(writer)
                 try writer.execute("COMMIT")
-                if backstopDue { try? writer.checkpointPassive() }
+                if backstopDue {
+                    let started = ContinuousClock.now
+                    try? writer.checkpointPassive()
+                    observeHold(\.commit, since: started)
+                }
                 return result
             } catch {
                 _ = try? writer.execute("ROLLBACK")
