@@ -90,12 +90,14 @@ final class OutboxWorkerTests: XCTestCase {
         try temp.database.write { c in
             for payload in ["one", "bad", "three"] { try Outbox().enqueue(kind: "effect", payload: payload, now: clock.nowMillis(), on: c) }
         }
+        var configuration = OutboxWorker.Configuration()
+        configuration.batchMillis = 10_000  // a stall of 10 ms (a loaded machine) must not end the batch early
         let worker = OutboxWorker(database: temp.database, handlers: [
             "effect": { job, connection in
                 try connection.execute("INSERT INTO effects (job) VALUES (\(job.payload))")
                 if job.payload == "bad" { throw Boom() }
             },
-        ], clock: clock)
+        ], clock: clock, configuration: configuration)
         XCTAssertEqual(try worker.runDueJobs(), 3, "the three jobs run in one batch")
         let effects = try temp.database.read { c in try c.fetchAll("SELECT job FROM effects ORDER BY n").map { try $0.decode("job", as: String.self) } }
         XCTAssertEqual(effects, ["one", "three"], "the failing job's insert was rolled back to its savepoint; the others committed")
