@@ -142,7 +142,7 @@ final class MultiNodeTests: XCTestCase {
 
     /// Outbox workers on both servers: 1,000 pushes (5 new videos to 20 people with 10 devices
     /// each), every one received by the stand-in, and again only after an attempt a server
-    /// counted as a retry (it failed once, in CI and in a local run, with 203 pushes sent twice
+    /// counted as a retry (a local run of the whole suite once had 203 pushes sent twice
     /// after a failed attempt: at-least-once delivery doing its job).
     func testWorkersOnBothServersDeliverAThousandNotificationsOnceEach() throws {
         let standIn = try StandIn(script: ["apnsTeamId": PushArguments.teamID, "apnsKeyId": PushArguments.keyID, "answerDelay": 0.02])
