@@ -129,9 +129,10 @@ final class SQLiteConnection: DatabaseConnection {
         }
     }
 
-    /// What a checkpoint pass found: the frames in the WAL, and how many of them are now
-    /// in the database file (all of them: the next write transaction starts the WAL over).
-    struct CheckpointPass: Equatable {
+    /// What a checkpoint pass found: the frames in the WAL when it began, and how many of
+    /// them are now in the database file. All of them, with no commit since, and the next
+    /// write transaction starts the WAL over.
+    struct CheckpointPass {
         var walFrames: Int
         var copiedFrames: Int
         var copiedAll: Bool { copiedFrames == walFrames }
