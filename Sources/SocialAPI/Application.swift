@@ -138,10 +138,18 @@ public final class Application: Sendable {
                                         clock: clock, metrics: metrics)
         var pushLane = DeliveryWorker.Configuration()
         pushLane.leaseMillis = configuration.push.attemptMillis * 3
+        // A push that failed on its way (a timeout, a dropped connection, a 5xx) is retried; why
+        // is logged, one line a second per kind at most, since a service that is down fails
+        // every push of every batch.
+        let retries = RateLimitedLog(logger: logger)
         deliveryWorker = DeliveryWorker(database: database, clock: clock, configuration: pushLane, deliver: dispatcher.deliver) { job, result, outcome in
             metrics.counter("pacenote_outbox_jobs_total", help: "Outbox jobs run, by kind and outcome.",
                             labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
-            if outcome == .dead { logger.warning("delivery given up", ["kind": job.kind, "seq": String(job.seq), "result": "\(result)"]) }
+            switch outcome {
+            case .dead: logger.warning("delivery given up", ["kind": job.kind, "seq": String(job.seq), "result": "\(result)"])
+            case .retry: retries.warning(kind: job.kind, "delivery to be retried", ["kind": job.kind, "seq": String(job.seq), "result": "\(result)"])
+            case .done: break
+            }
         }
         let accounts = self.accounts
         mailWorker = configuration.mail.map { service in

@@ -141,6 +141,9 @@ final class PushDeliveryTests: XCTestCase {
         XCTAssertEqual(waitForPushes(to: gone).count, 1)
         let retried = waitForPushes(to: flaky, count: 2)
         XCTAssertEqual(retried.map { $0["status"] as? Int }, [503, 200], "503, then delivered after Retry-After")
+        XCTAssertTrue(server.stderrLines.contains { $0.contains("delivery to be retried") && $0.contains("HTTP 503 ServiceUnavailable") },
+                      "the operator's log says why a push is retried:\n\(server.stderrLines.suffix(10).joined(separator: "\n"))")
+        XCTAssertFalse(server.stderrLines.contains { $0.contains(flaky) }, "no device token in the log")
         let ids = retried.compactMap { ($0["headers"] as? [String: Any])?["apns-id"] as? String }
         XCTAssertEqual(Set(ids).count, 1, "the retry carries the same apns-id")
 

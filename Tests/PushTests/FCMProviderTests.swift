@@ -62,7 +62,8 @@ import Testing
         ]])
         let fcm = try provider(standIn)
         #expect(fcm.send([message("gone"), message("bad"), message("payload"), message("busy"), message("down"), message("")])
-            == [.tokenGone, .tokenGone, .failed(reason: "INVALID_ARGUMENT"), .retry(afterSeconds: 30), .retry(afterSeconds: nil), .tokenGone])
+            == [.tokenGone, .tokenGone, .failed(reason: "INVALID_ARGUMENT"), .retry(afterSeconds: 30, reason: "HTTP 429 RESOURCE_EXHAUSTED"),
+                .retry(afterSeconds: nil, reason: "HTTP 503"), .tokenGone])
         #expect(fcm.send([message("down")]) == [.delivered])
     }
 

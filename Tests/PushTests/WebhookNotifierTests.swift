@@ -17,7 +17,7 @@ import Testing
             url: standIn.baseURL + "/relay", secret: Self.secret, caFile: standIn.caFile), clock: clock)
         let body = Array(#"{"kind":"like","toUserId":"u1","fromUserId":"u2","videoId":"v1"}"#.utf8)
         let deliveries = [WebhookDelivery(id: "n-1", body: body), WebhookDelivery(id: "n-2", body: body), WebhookDelivery(id: "n-3", body: body)]
-        #expect(notifier.send(deliveries) == [.delivered, .retry(afterSeconds: 12), .failed(reason: "HTTP 400")])
+        #expect(notifier.send(deliveries) == [.delivered, .retry(afterSeconds: 12, reason: "HTTP 503"), .failed(reason: "HTTP 400")])
         #expect(notifier.send([deliveries[1]]) == [.delivered])
 
         let requests = standIn.requests()
@@ -39,6 +39,11 @@ import Testing
         let standIn = try StandIn()
         let unusedURL = "https://127.0.0.1:1/relay"
         let notifier = try WebhookNotifier(configuration: WebhookConfiguration(url: unusedURL, secret: Self.secret, caFile: standIn.caFile))
-        #expect(notifier.send([WebhookDelivery(id: "n-1", body: Array("{}".utf8))]) == [.retry(afterSeconds: nil)])
+        let outcomes = notifier.send([WebhookDelivery(id: "n-1", body: Array("{}".utf8))])
+        guard outcomes.count == 1, case .retry(afterSeconds: nil, let reason) = outcomes[0] else {
+            Issue.record("one retry expected, got \(outcomes)")
+            return
+        }
+        #expect(!reason.isEmpty, "the transport's error, for the operator's log")
     }
 }

@@ -44,8 +44,10 @@ public enum PushOutcome: Sendable, Equatable {
     /// APNs 410 Unregistered / 400 BadDeviceToken or DeviceTokenNotForTopic, FCM UNREGISTERED or
     /// INVALID_ARGUMENT about the token: delete the installation.
     case tokenGone
-    /// 429 / 5xx / timeouts / connection errors; `afterSeconds` is the service's Retry-After.
-    case retry(afterSeconds: Int?)
+    /// 429 / 5xx / timeouts / connection errors; `afterSeconds` is the service's Retry-After,
+    /// `reason` what went wrong (an HTTP status and the service's reason, or the transport's
+    /// error), for the operator's log: never a key, a token or a device token.
+    case retry(afterSeconds: Int?, reason: String)
     /// Permanent (other 4xx): do not retry. `reason` is the service's reason string, never a key
     /// or a token.
     case failed(reason: String)

@@ -94,7 +94,7 @@ struct PushDispatcher: Sendable {
         switch outcome {
         case .delivered: return .delivered
         case .tokenGone: return .skipped("device token gone; installation removed")
-        case .retry(let seconds): return .retry("push service busy or unreachable", notBeforeMillis: seconds.map { now + Int64($0) * 1_000 })
+        case .retry(let seconds, let reason): return .retry(reason, notBeforeMillis: seconds.map { now + Int64($0) * 1_000 })
         case .failed(let reason): return .failed(reason)
         }
     }

@@ -30,7 +30,7 @@ extension Application {
                                               outcome: "not sent: no \(installation.platform.rawValue) settings"))
                 continue
             }
-            let outcome = provider.send([message]).first ?? .retry(afterSeconds: nil)
+            let outcome = provider.send([message]).first ?? .retry(afterSeconds: nil, reason: "no answer")
             if outcome == .tokenGone { try database.write { try Installations.forget(id: installation.id, on: $0) } }
             results.append(TestPushResult(installationID: installation.id, platform: installation.platform.rawValue,
                                           provider: provider.name, outcome: Self.describe(outcome)))
@@ -42,7 +42,7 @@ extension Application {
         switch outcome {
         case .delivered: return "delivered"
         case .tokenGone: return "token gone: installation removed"
-        case .retry(let seconds): return "not delivered, retryable" + (seconds.map { " (Retry-After \($0) s)" } ?? "")
+        case .retry(let seconds, let reason): return "not delivered, retryable: \(reason)" + (seconds.map { " (Retry-After \($0) s)" } ?? "")
         case .failed(let reason): return "refused: \(reason)"
         }
     }

@@ -60,7 +60,7 @@ public final class APNsProvider: PushProvider {
         // One renewal per call at most: a second ExpiredProviderToken is retried later.
         for attempt in 0..<2 where !pending.isEmpty {
             guard let jwt = token.current() else {
-                for index in pending { outcomes[index] = .retry(afterSeconds: nil) }
+                for index in pending { outcomes[index] = .retry(afterSeconds: nil, reason: "the provider token could not be signed") }
                 break
             }
             let results = client.perform(pending.map { request(for: messages[$0], jwt: jwt) })
@@ -70,13 +70,17 @@ public final class APNsProvider: PushProvider {
                 switch APNsResponse.verdict(for: result, nowMillis: now) {
                 case .outcome(let outcome): outcomes[index] = outcome
                 case .renewToken:
-                    if attempt == 0 { renew.append(index) } else { outcomes[index] = .retry(afterSeconds: nil) }
+                    if attempt == 0 {
+                        renew.append(index)
+                    } else {
+                        outcomes[index] = .retry(afterSeconds: nil, reason: "ExpiredProviderToken after a new provider token")
+                    }
                 }
             }
             if !renew.isEmpty { token.renew(rejected: jwt) }
             pending = renew
         }
-        return outcomes.map { $0 ?? .retry(afterSeconds: nil) }
+        return outcomes.map { $0 ?? .retry(afterSeconds: nil, reason: "no answer") }
     }
 
     static func isDeviceToken(_ token: String) -> Bool {

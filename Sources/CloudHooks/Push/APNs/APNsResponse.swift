@@ -13,8 +13,8 @@ enum APNsResponse {
 
     static func verdict(for result: HTTPResult, nowMillis: Int64) -> APNsVerdict {
         switch result {
-        case .failure:
-            return .outcome(.retry(afterSeconds: nil))
+        case .failure(let error):
+            return .outcome(.retry(afterSeconds: nil, reason: error.message))
         case .success(let response):
             return verdict(for: response, nowMillis: nowMillis)
         }
@@ -30,13 +30,14 @@ enum APNsResponse {
         case 403 where reason == "ExpiredProviderToken":
             return .renewToken
         case 429, 500...599:
-            return .outcome(.retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: nowMillis)))
+            return .outcome(.retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: nowMillis),
+                                   reason: "HTTP \(response.status)" + (reason.map { " \($0)" } ?? "")))
         case 400...499:
             if let reason, goneReasons.contains(reason) { return .outcome(.tokenGone) }
             return .outcome(.failed(reason: reason ?? "HTTP \(response.status)"))
         default:
             // 1xx/3xx/other: not an answer APNs gives; try again later rather than drop the push.
-            return .outcome(.retry(afterSeconds: nil))
+            return .outcome(.retry(afterSeconds: nil, reason: "HTTP \(response.status)"))
         }
     }
 }

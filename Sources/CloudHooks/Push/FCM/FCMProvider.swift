@@ -45,7 +45,7 @@ public final class FCMProvider: PushProvider {
             case .success(let current):
                 token = current
             case .failure(.transient(let retryAfter)):
-                for index in pending { outcomes[index] = .retry(afterSeconds: retryAfter) }
+                for index in pending { outcomes[index] = .retry(afterSeconds: retryAfter, reason: "no access token yet") }
                 pending = []
                 continue
             case .failure(.refused(let reason)):
@@ -66,7 +66,7 @@ public final class FCMProvider: PushProvider {
             if !again.isEmpty { accessToken.invalidate(token) }
             pending = again
         }
-        return outcomes.map { $0 ?? .retry(afterSeconds: nil) }
+        return outcomes.map { $0 ?? .retry(afterSeconds: nil, reason: "no answer") }
     }
 
     func request(for message: PushMessage, accessToken: String) -> HTTPRequest {

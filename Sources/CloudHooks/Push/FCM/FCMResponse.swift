@@ -10,7 +10,7 @@ enum FCMVerdict: Sendable, Equatable {
 enum FCMResponse {
     static func verdict(for result: HTTPResult, nowMillis: Int64) -> FCMVerdict {
         switch result {
-        case .failure: .outcome(.retry(afterSeconds: nil))
+        case .failure(let error): .outcome(.retry(afterSeconds: nil, reason: error.message))
         case .success(let response): verdict(for: response, nowMillis: nowMillis)
         }
     }
@@ -32,11 +32,12 @@ enum FCMResponse {
         case 401:
             return .reauthenticate
         case 429, 500...599:
-            return .outcome(.retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: nowMillis)))
+            return .outcome(.retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: nowMillis),
+                                   reason: "HTTP \(response.status)" + ((errorCode ?? status).map { " \($0)" } ?? "")))
         case 400...499:
             return .outcome(.failed(reason: errorCode ?? status ?? "HTTP \(response.status)"))
         default:
-            return .outcome(.retry(afterSeconds: nil))
+            return .outcome(.retry(afterSeconds: nil, reason: "HTTP \(response.status)"))
         }
     }
 

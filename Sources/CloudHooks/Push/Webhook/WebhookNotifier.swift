@@ -69,14 +69,15 @@ public final class WebhookNotifier: Sendable {
         let now = clock.nowMillis()
         return client.perform(requests).map { result in
             switch result {
-            case .failure:
-                return .retry(afterSeconds: nil)
+            case .failure(let error):
+                return .retry(afterSeconds: nil, reason: error.message)
             case .success(let response):
                 switch response.status {
                 case 200...299: return .delivered
-                case 429, 500...599: return .retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: now))
+                case 429, 500...599:
+                    return .retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: now), reason: "HTTP \(response.status)")
                 case 400...499: return .failed(reason: "HTTP \(response.status)")
-                default: return .retry(afterSeconds: nil)
+                default: return .retry(afterSeconds: nil, reason: "HTTP \(response.status)")
                 }
             }
         }
