@@ -51,6 +51,11 @@ public enum PushOutcome: Sendable, Equatable {
     /// Permanent (other 4xx): do not retry. `reason` is the service's reason string, never a key
     /// or a token.
     case failed(reason: String)
+
+    /// A retry for a service's HTTP answer: "HTTP 503", then the service's own reason if it gave one.
+    static func retry(afterSeconds: Int?, status: Int, serviceReason: String? = nil) -> PushOutcome {
+        .retry(afterSeconds: afterSeconds, reason: "HTTP \(status)" + (serviceReason.map { " \($0)" } ?? ""))
+    }
 }
 
 /// A push service: APNs, FCM, or the operator's webhook relay.

@@ -31,13 +31,13 @@ enum APNsResponse {
             return .renewToken
         case 429, 500...599:
             return .outcome(.retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: nowMillis),
-                                   reason: "HTTP \(response.status)" + (reason.map { " \($0)" } ?? "")))
+                                   status: response.status, serviceReason: reason))
         case 400...499:
             if let reason, goneReasons.contains(reason) { return .outcome(.tokenGone) }
             return .outcome(.failed(reason: reason ?? "HTTP \(response.status)"))
         default:
             // 1xx/3xx/other: not an answer APNs gives; try again later rather than drop the push.
-            return .outcome(.retry(afterSeconds: nil, reason: "HTTP \(response.status)"))
+            return .outcome(.retry(afterSeconds: nil, status: response.status))
         }
     }
 }

@@ -33,11 +33,11 @@ enum FCMResponse {
             return .reauthenticate
         case 429, 500...599:
             return .outcome(.retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: nowMillis),
-                                   reason: "HTTP \(response.status)" + ((errorCode ?? status).map { " \($0)" } ?? "")))
+                                   status: response.status, serviceReason: errorCode ?? status))
         case 400...499:
             return .outcome(.failed(reason: errorCode ?? status ?? "HTTP \(response.status)"))
         default:
-            return .outcome(.retry(afterSeconds: nil, reason: "HTTP \(response.status)"))
+            return .outcome(.retry(afterSeconds: nil, status: response.status))
         }
     }
 

@@ -75,9 +75,9 @@ public final class WebhookNotifier: Sendable {
                 switch response.status {
                 case 200...299: return .delivered
                 case 429, 500...599:
-                    return .retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: now), reason: "HTTP \(response.status)")
+                    return .retry(afterSeconds: RetryAfter.seconds(response.headers["retry-after"], nowMillis: now), status: response.status)
                 case 400...499: return .failed(reason: "HTTP \(response.status)")
-                default: return .retry(afterSeconds: nil, reason: "HTTP \(response.status)")
+                default: return .retry(afterSeconds: nil, status: response.status)
                 }
             }
         }
