@@ -20,5 +20,6 @@ public enum PostgresMigrationFiles {
         ("0012_followers_by_seq", PackageResources._012_followers_by_seq_sql),
         ("0013_followers_with_follower", PackageResources._013_followers_with_follower_sql),
         ("0014_notifications_slim", PackageResources._014_notifications_slim_sql),
+        ("0015_notifications_read_by_prefix", PackageResources._015_notifications_read_by_prefix_sql),
     ]
 }

@@ -224,4 +224,24 @@ final class QueryPlanTests: XCTestCase {
         XCTAssertTrue(plans[0].contains("SEARCH outbox USING INTEGER PRIMARY KEY (rowid=?)"), plans[0])
         XCTAssertFalse(plans[0].contains("outbox_lane_ready"), plans[0])
     }
+
+    /// Marking read walks one range of the reader's inbox index, bounded below by the newest
+    /// read row (itself found down the same index): no index of unread rows since 0015, and
+    /// no scan of the reader's whole inbox.
+    func testMarkingReadWalksTheInboxBetweenTheNewestReadRowAndTheOneNamed() throws {
+        try insertUsers("u")
+        try temp.database.write { c in
+            try c.execute("""
+                INSERT INTO notifications (id, user_id, kind, actor_id, about_me, created_at) VALUES ('n', 'u', 'new_video', 'u', 0, 0)
+                """)
+        }
+        let plans = try plans { c in
+            XCTAssertTrue(try NotificationStore().markRead(recipientID: "u", upTo: "n", now: 1, on: c))
+        }
+        XCTAssertEqual(plans.count, 2)
+        let update = plans[1]
+        XCTAssertTrue(update.contains("SEARCH notifications USING INDEX notifications_inbox (user_id=? AND seq>? AND seq<?)"), update)
+        XCTAssertTrue(update.contains("SEARCH r USING INDEX notifications_inbox (user_id=? AND seq<?)"), update)
+        XCTAssertFalse(update.contains("SCAN"), update)
+    }
 }

@@ -114,8 +114,17 @@ struct NotificationStore {
     func markRead(recipientID: String, upTo id: String, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
         guard let seq = try connection.fetchValue(
             "SELECT seq FROM notifications WHERE id = \(id) AND user_id = \(recipientID)", as: Int64.self) else { return false }
+        // PostgreSQL finds the unread rows through their partial index. SQLite has none
+        // (migration 0015 says why the bound below is exact there): the unread rows are those
+        // above the newest read one, so the walk down the inbox stops at it.
+        let aboveRead: SQL = connection.dialect == .postgres ? "" : """
+            AND seq > COALESCE((SELECT r.seq FROM notifications r
+                                WHERE r.user_id = \(recipientID) AND r.seq <= \(seq) AND r.read_at IS NOT NULL
+                                ORDER BY r.seq DESC LIMIT 1), 0)
+            """
         try connection.execute("""
-            UPDATE notifications SET read_at = \(now) WHERE user_id = \(recipientID) AND seq <= \(seq) AND read_at IS NULL
+            UPDATE notifications SET read_at = \(now)
+            WHERE user_id = \(recipientID) AND seq <= \(seq) AND read_at IS NULL \(aboveRead)
             """)
         return true
     }

@@ -1,0 +1,14 @@
+-- Notifications without the partial index of unread ones (issue 15). Every like, comment and
+-- follow writes a notification inside its request, and every undo deletes it;
+-- `notifications_unread` was one of the 17 B-trees a like wrote (one WAL frame each), there
+-- only so that marking read (`POST /v1/notifications/read`) could find a user's unread rows
+-- without walking their whole inbox. The badge is `users.unread_notifications`, kept by the
+-- triggers, and reads nothing here.
+--
+-- Marking read now walks `notifications_inbox` down from the notification named to the
+-- user's newest read one (NotificationStore.markRead). That bound is exact on SQLite: marks
+-- cover a whole prefix of the inbox, and writes are one at a time, so a new notification
+-- always gets a seq above every row in the table, read ones included (a reused seq is only
+-- ever the largest plus one). PostgreSQL's concurrent writers can commit a lower seq after a
+-- higher one, so there the index stays (its 0015 changes nothing).
+DROP INDEX notifications_unread;
