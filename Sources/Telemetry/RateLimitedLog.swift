@@ -6,8 +6,6 @@ import Synchronization
 public final class RateLimitedLog: Sendable {
     let logger: Logger
     let limiter: Mutex<LogRateLimiter>
-    /// Times are taken on the monotonic clock, from here: they never jump with the wall clock.
-    private let origin = ContinuousClock.now
 
     public init(logger: Logger, intervalMillis: Int64 = 1_000) {
         self.logger = logger
@@ -18,9 +16,7 @@ public final class RateLimitedLog: Sendable {
     /// `kind` must come from a small fixed set (see `LogRateLimiter`).
     public func warning(kind: String, _ message: @autoclosure () -> String, _ metadata: KeyValuePairs<String, String> = [:]) {
         guard logger.level <= .warning else { return }
-        let elapsed = (ContinuousClock.now - origin).components
-        let nowMillis = elapsed.seconds * 1_000 + elapsed.attoseconds / 1_000_000_000_000_000
-        let decision = limiter.withLock { $0.admit(kind, nowMillis: nowMillis) }
+        let decision = limiter.withLock { $0.admit(kind, nowMillis: monotonicMillis()) }
         guard case .log(let suppressed) = decision else { return }
         let line = suppressed > 0 ? logger.with("suppressed", String(suppressed)) : logger
         line.warning(message(), metadata)

@@ -52,6 +52,9 @@ public enum PushOutcome: Sendable, Equatable {
     /// or a token.
     case failed(reason: String)
 
+    /// A message the provider's batch gave no outcome for: tried again later.
+    public static let noAnswer = PushOutcome.retry(afterSeconds: nil, reason: "no answer")
+
     /// A retry for a service's HTTP answer: "HTTP 503", then the service's own reason if it gave one.
     static func retry(afterSeconds: Int?, status: Int, serviceReason: String? = nil) -> PushOutcome {
         .retry(afterSeconds: afterSeconds, reason: "HTTP \(status)" + (serviceReason.map { " \($0)" } ?? ""))

@@ -1,4 +1,5 @@
 import Synchronization
+import Telemetry
 
 #if canImport(Glibc)
 import Glibc
@@ -163,11 +164,4 @@ final class HeadDeadlines: Sendable {
             sweep(now: monotonicMillis())
         }
     }
-}
-
-/// Milliseconds of CLOCK_MONOTONIC: never jumps with the wall clock.
-func monotonicMillis() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1_000 + Int64(ts.tv_nsec) / 1_000_000
 }

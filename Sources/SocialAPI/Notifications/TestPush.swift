@@ -30,7 +30,7 @@ extension Application {
                                               outcome: "not sent: no \(installation.platform.rawValue) settings"))
                 continue
             }
-            let outcome = provider.send([message]).first ?? .retry(afterSeconds: nil, reason: "no answer")
+            let outcome = provider.send([message]).first ?? .noAnswer
             if outcome == .tokenGone { try database.write { try Installations.forget(id: installation.id, on: $0) } }
             results.append(TestPushResult(installationID: installation.id, platform: installation.platform.rawValue,
                                           provider: provider.name, outcome: Self.describe(outcome)))

@@ -133,13 +133,13 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         checkpointing.store(true, ordering: .relaxed)
         defer { checkpointing.store(false, ordering: .relaxed) }
         guard let first = try? checkpointer.checkpointPassive(),
-              !leftWhollyCopied(by: first), first.walFrames >= checkpointPages * 3 else { return }
+              !resetIfWhollyCopied(by: first), first.walFrames >= checkpointPages * 3 else { return }
         try? checkpointer.syncFiles()
         try? checkpointer.checkpointPassive()
         try? checkpointer.syncFiles()
         writerLock.withLock {
             let started = ContinuousClock.now
-            if let last = try? checkpointer.checkpointPassive() { _ = leftWhollyCopied(by: last) }
+            if let last = try? checkpointer.checkpointPassive() { resetIfWhollyCopied(by: last) }
             observeHold(\.checkpointer, since: started)
         }
     }
@@ -148,7 +148,8 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
     /// it over; if so, `walFrames` reads 0 from now on (until that commit). A pass copies the
     /// frames the WAL held when it began; `walFrames` is the WAL's size after the last commit,
     /// so it still equals what the pass found only if no commit came after the pass began.
-    private func leftWhollyCopied(by pass: SQLiteConnection.CheckpointPass) -> Bool {
+    @discardableResult
+    private func resetIfWhollyCopied(by pass: SQLiteConnection.CheckpointPass) -> Bool {
         pass.copiedAll && walFrames.value.compareExchange(expected: pass.walFrames, desired: 0, ordering: .relaxed).exchanged
     }
 

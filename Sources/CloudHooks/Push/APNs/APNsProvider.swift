@@ -80,7 +80,7 @@ public final class APNsProvider: PushProvider {
             if !renew.isEmpty { token.renew(rejected: jwt) }
             pending = renew
         }
-        return outcomes.map { $0 ?? .retry(afterSeconds: nil, reason: "no answer") }
+        return outcomes.map { $0 ?? .noAnswer }
     }
 
     static func isDeviceToken(_ token: String) -> Bool {

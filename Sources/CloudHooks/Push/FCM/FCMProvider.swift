@@ -66,7 +66,7 @@ public final class FCMProvider: PushProvider {
             if !again.isEmpty { accessToken.invalidate(token) }
             pending = again
         }
-        return outcomes.map { $0 ?? .retry(afterSeconds: nil, reason: "no answer") }
+        return outcomes.map { $0 ?? .noAnswer }
     }
 
     func request(for message: PushMessage, accessToken: String) -> HTTPRequest {
