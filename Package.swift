@@ -71,8 +71,10 @@ let package = Package(
         ),
 
         // Tests: one target per module, plus end-to-end tests against the real binary.
-        // TestSupport holds what several test targets share (a temporary database).
-        .target(name: "TestSupport", dependencies: ["Storage"], path: "Tests/TestSupport"),
+        // TestSupport holds what several test targets share (a temporary database, a disk that
+        // fails on purpose: CSQLiteFaults, a fault-injecting SQLite VFS).
+        .target(name: "CSQLiteFaults", dependencies: ["CSQLite"], path: "Tests/CSQLiteFaults"),
+        .target(name: "TestSupport", dependencies: ["Storage", "CSQLiteFaults", "CSQLiteWAL", "CSQLite"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),

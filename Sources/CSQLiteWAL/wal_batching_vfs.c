@@ -1,31 +1,40 @@
-// A pass-through VFS over SQLite's default ("unix") that gathers the frames one connection
-// appends to its WAL into a buffer and writes them with one pwrite.
+// A pass-through VFS over another (SQLite's default, "unix", in the server) that gathers the
+// frames one connection appends to its WAL into a buffer and writes them with one pwrite.
 //
 // Why: SQLite writes each WAL frame as two writes (its 24-byte header, then the page), so a
 // like, which changes about 20 pages, made about 40 pwrite calls at commit; the kernel's
 // per-call work (page-cache lookup, ext4's write_begin/end on the page the frame straddles)
 // was 17% of the like route's CPU (BENCHMARKS.md). One write of the same bytes costs a
-// quarter of that (measured: 20 frames, 37 µs as 40 calls, 8 µs as one).
+// quarter of that (measured: 20 frames, 37 us as 40 calls, 8 us as one).
 //
-// What it keeps: SQLite's ordering. Everything buffered is one contiguous range of the WAL
-// file and reaches the file, in order, before:
-// - the write completes a commit frame (a frame header whose "database size after commit"
-//   field is non-zero, per the WAL file format): the commit is on the file before SQLite
-//   publishes it in the wal-index, and a failed write fails the commit like a direct write;
-// - any other operation on the WAL file (read, sync, size, truncate, file control, close),
-//   and any write that is not the next contiguous byte;
-// - any shared-memory lock or barrier on the connection's database file (a backstop: after
-//   the commit frame nothing should be left).
+// What it keeps: every error reaches SQLite from the call SQLite made, as without the VFS.
+// - Only appends are gathered: writes at or past the end of what this WAL generation holds
+//   (`end`), each the next contiguous byte of the pending range. A write over bytes the
+//   generation already holds (SQLite rewriting a spilled page's frame in place, or
+//   walRewriteChecksums rewriting frame headers after the last frame of a commit) flushes
+//   what is pending and then goes straight through, so its error is its own call's. The
+//   generation starts over with the WAL header's write at offset 0.
+// - What is pending reaches the file, in order, before the write that completes a commit frame
+//   (a frame header whose "database size after commit" field is non-zero, per the WAL file
+//   format) returns, so a failed append fails that write and with it the commit; and before
+//   any other operation on the WAL file (read, sync, size, truncate, file control, close).
+// - A shared-memory lock or barrier on the database file finds nothing pending after a commit.
+//   What it can find is the tail of a spill that was rolled back (frames past the last commit,
+//   which no reader will ever read); it writes that, and if the write fails, the WAL file
+//   fails every call from then on (a sticky error): no later call may succeed over a file whose
+//   content is not what SQLite wrote, and no single later call may take the blame and clear it.
 // Nothing is written later than SQLite would have written it as far as any reader (in this
 // process or another) can observe: readers find frames through the wal-index, which names a
 // commit only after its frames are on the file. Durability is unchanged: the buffer is
-// flushed before every sync.
+// flushed before every sync. Tests/StorageTests/WALBatchingTests and CrashTests inject a
+// failure into every write of a spilling commit and check that none is acknowledged and lost.
 //
 // Threading: a connection's files are used by one thread at a time (SQLITE_OPEN_NOMUTEX with
 // Pacenote's pool), and the buffer belongs to the connection's WAL file: no locks here.
 
 #include "CSQLiteWAL.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,8 +48,9 @@ struct BatchedFile {
     int used;
     int capacity;
     sqlite3_int64 start;
+    sqlite3_int64 end;          // the end of what this WAL generation holds, pending included
     int commitHeaderSeen;       // the last write was a commit frame's header (its page is next)
-    int deferredError;          // a backstop flush that failed, reported by the next call
+    int stickyError;            // a backstop flush that failed: every later call fails with it
     BatchedFile *database;      // WAL files: the connection's database file
     // Database files: the WAL file this connection appends to, if open.
     BatchedFile *wal;
@@ -51,7 +61,8 @@ struct BatchedFile {
 // like commits about 20).
 enum { FRAME_HEADER_SIZE = 24, BUFFER_CAPACITY = 31 * 4096 };
 
-static sqlite3_vfs *realVFS;
+// The VFS this one passes through to, per registered instance (its pAppData).
+#define REAL_VFS(vfs) ((sqlite3_vfs *)(vfs)->pAppData)
 
 static int flush(BatchedFile *file) {
     if (file->used == 0) return SQLITE_OK;
@@ -64,21 +75,21 @@ static int flush(BatchedFile *file) {
 // Flushes before an operation that must see the file as SQLite wrote it.
 static int settle(BatchedFile *file) {
     if (!file->isWAL) return SQLITE_OK;
-    if (file->deferredError != SQLITE_OK) {
-        int rc = file->deferredError;
-        file->deferredError = SQLITE_OK;
-        return rc;
-    }
+    if (file->stickyError != SQLITE_OK) return file->stickyError;
     return flush(file);
 }
 
-// A backstop flush where SQLite cannot take an error (barrier, shm lock): a failure is kept
-// and returned by the WAL file's next call.
+// The backstop where SQLite cannot take an error (barrier, shm lock). After a commit nothing is
+// pending (its commit frame flushed it); what can be is the tail of a rolled-back spill. A
+// failure to write it poisons the WAL file (see the top of this file), and is logged.
 static void settleQuietly(BatchedFile *database) {
     BatchedFile *wal = database->wal;
-    if (wal == NULL || wal->used == 0) return;
+    if (wal == NULL || wal->used == 0 || wal->stickyError != SQLITE_OK) return;
     int rc = flush(wal);
-    if (rc != SQLITE_OK && wal->deferredError == SQLITE_OK) wal->deferredError = rc;
+    if (rc != SQLITE_OK) {
+        wal->stickyError = rc;
+        sqlite3_log(rc, "pacenote WAL batching: a backstop write failed; the WAL file fails every call from now on");
+    }
 }
 
 // Per the WAL format, bytes 4-7 of a frame header hold the database size after a commit,
@@ -89,10 +100,24 @@ static int isCommitFrameHeader(const void *data, int amount) {
     return (bytes[4] | bytes[5] | bytes[6] | bytes[7]) != 0;
 }
 
+// Writes through to the file, after what is pending (which must reach it first).
+static int writeThrough(BatchedFile *file, const void *data, int amount, sqlite3_int64 offset) {
+    int rc = flush(file);
+    if (rc != SQLITE_OK) return rc;
+    return file->real->pMethods->xWrite(file->real, data, amount, offset);
+}
+
 static int walWrite(BatchedFile *file, const void *data, int amount, sqlite3_int64 offset) {
-    if (file->deferredError != SQLITE_OK) return settle(file);
+    if (file->stickyError != SQLITE_OK) return file->stickyError;
     int completesCommit = file->commitHeaderSeen;   // this is the commit frame's page
-    file->commitHeaderSeen = isCommitFrameHeader(data, amount);
+    if (offset == 0) file->end = 0;                 // the WAL header: a new generation
+    int overwrites = offset < file->end;
+    if (offset + amount > file->end) file->end = offset + amount;
+    // Only an appended commit frame header has its page next; a rewritten one (the last write
+    // of walRewriteChecksums) has nothing after it.
+    file->commitHeaderSeen = !overwrites && isCommitFrameHeader(data, amount);
+    // Bytes this generation holds already: straight through, so the error is this call's.
+    if (overwrites) return writeThrough(file, data, amount, offset);
     if (file->used > 0 && (offset != file->start + file->used || file->used + amount > file->capacity)) {
         int rc = flush(file);
         if (rc != SQLITE_OK) return rc;
@@ -102,7 +127,7 @@ static int walWrite(BatchedFile *file, const void *data, int amount, sqlite3_int
         file->capacity = file->buffer ? BUFFER_CAPACITY : 0;
     }
     if (amount > file->capacity) {   // too large to gather (or no buffer): written as it comes
-        return file->real->pMethods->xWrite(file->real, data, amount, offset);
+        return writeThrough(file, data, amount, offset);
     }
     if (file->used == 0) file->start = offset;
     memcpy(file->buffer + file->used, data, (size_t)amount);
@@ -140,6 +165,7 @@ static int xTruncate(sqlite3_file *f, sqlite3_int64 size) {
     BatchedFile *file = (BatchedFile *)f;
     int rc = settle(file);
     if (rc != SQLITE_OK) return rc;
+    if (file->end > size) file->end = size;
     return file->real->pMethods->xTruncate(file->real, size);
 }
 
@@ -236,7 +262,7 @@ static sqlite3_io_methods batchedMethodsByVersion[4];
 // MARK: vfs
 
 static int xOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags, int *outFlags) {
-    (void)vfs;
+    sqlite3_vfs *realVFS = REAL_VFS(vfs);
     BatchedFile *file = (BatchedFile *)f;
     memset(file, 0, sizeof *file);
     file->real = (sqlite3_file *)&file[1];
@@ -259,54 +285,72 @@ static int xOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int f
 }
 
 static int xDelete(sqlite3_vfs *vfs, const char *name, int syncDir) {
-    (void)vfs;
-    return realVFS->xDelete(realVFS, name, syncDir);
+    return REAL_VFS(vfs)->xDelete(REAL_VFS(vfs), name, syncDir);
 }
 
 static int xAccess(sqlite3_vfs *vfs, const char *name, int flags, int *result) {
-    (void)vfs;
-    return realVFS->xAccess(realVFS, name, flags, result);
+    return REAL_VFS(vfs)->xAccess(REAL_VFS(vfs), name, flags, result);
 }
 
 static int xFullPathname(sqlite3_vfs *vfs, const char *name, int size, char *out) {
-    (void)vfs;
-    return realVFS->xFullPathname(realVFS, name, size, out);
+    return REAL_VFS(vfs)->xFullPathname(REAL_VFS(vfs), name, size, out);
 }
 
-static void *xDlOpen(sqlite3_vfs *vfs, const char *name) { (void)vfs; return realVFS->xDlOpen(realVFS, name); }
-static void xDlError(sqlite3_vfs *vfs, int size, char *out) { (void)vfs; realVFS->xDlError(realVFS, size, out); }
+static void *xDlOpen(sqlite3_vfs *vfs, const char *name) { return REAL_VFS(vfs)->xDlOpen(REAL_VFS(vfs), name); }
+static void xDlError(sqlite3_vfs *vfs, int size, char *out) { REAL_VFS(vfs)->xDlError(REAL_VFS(vfs), size, out); }
 static void (*xDlSym(sqlite3_vfs *vfs, void *handle, const char *symbol))(void) {
-    (void)vfs;
-    return realVFS->xDlSym(realVFS, handle, symbol);
+    return REAL_VFS(vfs)->xDlSym(REAL_VFS(vfs), handle, symbol);
 }
-static void xDlClose(sqlite3_vfs *vfs, void *handle) { (void)vfs; realVFS->xDlClose(realVFS, handle); }
-static int xRandomness(sqlite3_vfs *vfs, int size, char *out) { (void)vfs; return realVFS->xRandomness(realVFS, size, out); }
-static int xSleep(sqlite3_vfs *vfs, int micros) { (void)vfs; return realVFS->xSleep(realVFS, micros); }
-static int xCurrentTime(sqlite3_vfs *vfs, double *now) { (void)vfs; return realVFS->xCurrentTime(realVFS, now); }
-static int xGetLastError(sqlite3_vfs *vfs, int size, char *out) { (void)vfs; return realVFS->xGetLastError(realVFS, size, out); }
+static void xDlClose(sqlite3_vfs *vfs, void *handle) { REAL_VFS(vfs)->xDlClose(REAL_VFS(vfs), handle); }
+static int xRandomness(sqlite3_vfs *vfs, int size, char *out) { return REAL_VFS(vfs)->xRandomness(REAL_VFS(vfs), size, out); }
+static int xSleep(sqlite3_vfs *vfs, int micros) { return REAL_VFS(vfs)->xSleep(REAL_VFS(vfs), micros); }
+static int xCurrentTime(sqlite3_vfs *vfs, double *now) { return REAL_VFS(vfs)->xCurrentTime(REAL_VFS(vfs), now); }
+static int xGetLastError(sqlite3_vfs *vfs, int size, char *out) { return REAL_VFS(vfs)->xGetLastError(REAL_VFS(vfs), size, out); }
 static int xCurrentTimeInt64(sqlite3_vfs *vfs, sqlite3_int64 *now) {
-    (void)vfs;
-    return realVFS->xCurrentTimeInt64(realVFS, now);
+    return REAL_VFS(vfs)->xCurrentTimeInt64(REAL_VFS(vfs), now);
 }
 
-static sqlite3_vfs batchedVFS = {
-    2, 0, 0, NULL, PN_WAL_BATCHING_VFS, NULL,
-    xOpen, xDelete, xAccess, xFullPathname, xDlOpen, xDlError, xDlSym, xDlClose,
-    xRandomness, xSleep, xCurrentTime, xGetLastError, xCurrentTimeInt64,
-    NULL, NULL, NULL,
-};
-
-int pn_wal_batching_vfs_register(void) {
-    if (sqlite3_vfs_find(PN_WAL_BATCHING_VFS) != NULL) return SQLITE_OK;
-    sqlite3_vfs *base = sqlite3_vfs_find(NULL);
-    if (base == NULL) return SQLITE_ERROR;
-    if (base->iVersion < 2 || base->xCurrentTimeInt64 == NULL) return SQLITE_ERROR;
-    realVFS = base;
+static void makeMethodsByVersion(void) {
     for (int version = 1; version <= 3; version++) {
         batchedMethodsByVersion[version] = batchedMethods;
         batchedMethodsByVersion[version].iVersion = version;
     }
-    batchedVFS.szOsFile = (int)sizeof(BatchedFile) + base->szOsFile;
-    batchedVFS.mxPathname = base->mxPathname;
-    return sqlite3_vfs_register(&batchedVFS, 0);
+}
+
+static pthread_once_t methodsMade = PTHREAD_ONCE_INIT;
+static pthread_mutex_t registering = PTHREAD_MUTEX_INITIALIZER;
+
+static int registerOver(const char *name, const char *baseName) {
+    if (sqlite3_vfs_find(name) != NULL) return SQLITE_OK;
+    sqlite3_vfs *base = sqlite3_vfs_find(baseName);
+    if (base == NULL) return SQLITE_ERROR;
+    if (base->iVersion < 2 || base->xCurrentTimeInt64 == NULL) return SQLITE_ERROR;
+    pthread_once(&methodsMade, makeMethodsByVersion);
+    sqlite3_vfs *vfs = calloc(1, sizeof *vfs + strlen(name) + 1);
+    if (vfs == NULL) return SQLITE_NOMEM;
+    char *copiedName = (char *)&vfs[1];
+    memcpy(copiedName, name, strlen(name) + 1);
+    *vfs = (sqlite3_vfs){
+        2, (int)sizeof(BatchedFile) + base->szOsFile, base->mxPathname, NULL, copiedName, base,
+        xOpen, xDelete, xAccess, xFullPathname, xDlOpen, xDlError, xDlSym, xDlClose,
+        xRandomness, xSleep, xCurrentTime, xGetLastError, xCurrentTimeInt64,
+        NULL, NULL, NULL,
+    };
+    int rc = sqlite3_vfs_register(vfs, 0);
+    if (rc != SQLITE_OK) free(vfs);
+    return rc;
+}
+
+// One instance per name, each over its own base VFS (the server's is over the default; tests
+// put a fault-injecting VFS underneath). Instances are never unregistered.
+int pn_wal_batching_vfs_register_over(const char *name, const char *baseName) {
+    if (name == NULL) return SQLITE_MISUSE;
+    pthread_mutex_lock(&registering);
+    int rc = registerOver(name, baseName);
+    pthread_mutex_unlock(&registering);
+    return rc;
+}
+
+int pn_wal_batching_vfs_register(void) {
+    return pn_wal_batching_vfs_register_over(PN_WAL_BATCHING_VFS, NULL);
 }

@@ -19,6 +19,8 @@ public final class Application: Sendable {
         public var publicRead = false
         public var databaseReaders = 4
         public var sqliteSynchronousFull = false
+        /// SQLiteDatabase.Configuration.walSyncMillis: under NORMAL, the power-loss window.
+        public var sqliteWALSyncMillis = 200
         /// Distinct flags that hide a video automatically.
         public var autoHideFlags = 5
         /// The key that authenticates cursors (64 hex characters); generated into the data
@@ -193,6 +195,7 @@ public final class Application: Sendable {
         var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
         sqlite.readers = configuration.databaseReaders
         sqlite.synchronousFull = configuration.sqliteSynchronousFull
+        sqlite.walSyncMillis = configuration.sqliteWALSyncMillis
         sqlite.busyTimeoutMillis = configuration.busyTimeoutMillis
         return try SQLiteDatabase(configuration: sqlite)
     }

@@ -59,6 +59,7 @@ enum ImportParseCommand {
             var sqlite = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
             sqlite.readers = 1
             sqlite.synchronousFull = configuration.sqliteSynchronousFull
+            sqlite.walSyncMillis = configuration.sqliteWALSyncMillis
             sqlite.temporaryStorageInMemory = false
             return try SQLiteDatabase(configuration: sqlite)
         case .postgres(let url):

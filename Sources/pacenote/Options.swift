@@ -72,13 +72,16 @@ struct Options {
         }
     }
 
-    /// A duration in milliseconds: seconds as a bare number, or with an s, m, h or d suffix.
+    /// A duration in milliseconds: seconds as a bare number, or with an ms, s, m, h or d suffix.
     func duration(_ name: String, defaultMillis: Int64) throws -> Int64 {
         guard let text = values[name] else { return defaultMillis }
         let units: [Character: Int64] = ["s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000]
         var digits = Substring(text)
         var unit: Int64 = 1_000
-        if let last = text.last, let scale = units[last] {
+        if text.hasSuffix("ms") {
+            unit = 1
+            digits = text.dropLast(2)
+        } else if let last = text.last, let scale = units[last] {
             unit = scale
             digits = text.dropLast()
         }

@@ -69,6 +69,7 @@ enum CommonOptions {
         .init("database", "URL", "postgres://user:pass@host:5432/db for PostgreSQL, also read from PACENOTE_DATABASE_URL (the embedded SQLite in --data-dir)"),
         .init("db-readers", "N", "reader connections: SQLite's, or PostgreSQL sessions for reads (4)"),
         .init("sqlite-synchronous", "normal|full", "normal survives a crash of the process, full also a power loss (normal)"),
+        .init("sqlite-wal-sync", "DURATION|off", "under normal, how often the WAL is synced off the request path: a power loss loses at most that long of commits (200ms; off: the kernel's writeback, about 30 s)"),
     ]
     static let logLevel = CommandSpec.Flag("log-level", "LEVEL", "debug, info, warning or error (info); JSON lines on stderr")
     /// The flags of every command that opens the database.
@@ -84,6 +85,11 @@ enum CommonOptions {
         case "normal": configuration.sqliteSynchronousFull = false
         case "full": configuration.sqliteSynchronousFull = true
         default: throw Options.UsageError(description: "--sqlite-synchronous is normal or full")
+        }
+        if options.string("sqlite-wal-sync")?.lowercased() == "off" {
+            configuration.sqliteWALSyncMillis = 0
+        } else {
+            configuration.sqliteWALSyncMillis = Int(try options.duration("sqlite-wal-sync", defaultMillis: 200))
         }
         return configuration
     }

@@ -154,7 +154,7 @@ final class SQLiteDatabaseTests: XCTestCase {
         for _ in 0..<300 {
             try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
             // The size after this commit; 0 if the checkpointer has just copied it all back.
-            let pages = temp.database.walFrames.value.load(ordering: .relaxed)
+            let pages = temp.database.wal.frames.load(ordering: .relaxed)
             if pages > 0 {
                 if pages < previous { restarts += 1 }
                 previous = pages
@@ -180,12 +180,12 @@ final class SQLiteDatabaseTests: XCTestCase {
         // The checkpointer ticks every 200 ms. The first tick after the commit copies the whole
         // WAL back (no commit lands meanwhile). The WAL's size after the last commit used to go
         // on reading 80 pages, and to start a cycle with a locked pass at every tick.
-        XCTAssertTrue(waitUntil { temp.database.walFrames.value.load(ordering: .relaxed) == 0 }, "the WAL is known to be copied back")
+        XCTAssertTrue(waitUntil { temp.database.wal.frames.load(ordering: .relaxed) == 0 }, "the WAL is known to be copied back")
         usleep(1_000_000)  // five more ticks
         XCTAssertEqual(Self.holds(by: "checkpointer", in: metrics), 0, "no writer was held up for a WAL already copied back")
         XCTAssertTrue(metrics.renderPrometheus().contains("pacenote_sqlite_wal_pages 0\n"), "the WAL's gauge says it is copied back")
         try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
-        XCTAssertLessThan(temp.database.walFrames.value.load(ordering: .relaxed), 10, "the next commit started the WAL over")
+        XCTAssertLessThan(temp.database.wal.frames.load(ordering: .relaxed), 10, "the next commit started the WAL over")
     }
 
     func testTheWriterCheckpointsPastTheBackstopWhenNoCheckpointerCycleRuns() throws {
@@ -199,7 +199,7 @@ final class SQLiteDatabaseTests: XCTestCase {
         var largest = 0
         for _ in 0..<200 {
             try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }
-            largest = max(largest, temp.database.walFrames.value.load(ordering: .relaxed))
+            largest = max(largest, temp.database.wal.frames.load(ordering: .relaxed))
         }
         // 200 commits of two pages or more: over 400 pages if the writer never checkpointed.
         XCTAssertLessThan(largest, 100, "the commit past the backstop copied the WAL back, and the next one started it over")

@@ -12,4 +12,8 @@
 /// SQLITE_OK, or an error when there is no default VFS to wrap or registration failed.
 int pn_wal_batching_vfs_register(void);
 
+/// Registers an instance of the VFS named `name` over the VFS named `baseName` (NULL: the
+/// default), not as the default: tests put a fault-injecting VFS underneath. Idempotent per name.
+int pn_wal_batching_vfs_register_over(const char *name, const char *baseName);
+
 #endif

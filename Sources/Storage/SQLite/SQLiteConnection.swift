@@ -34,15 +34,17 @@ final class SQLiteConnection: DatabaseConnection {
     /// first) only leaves SQLite's defaults in place.
     private static let libraryConfigured: Bool = pacenote_sqlite3_disable_memstatus() == SQLITE_OK
 
-    /// The VFS every connection opens with: the default one, with each transaction's WAL
-    /// frames written in one call (Sources/CSQLiteWAL). Nil (SQLite's default) if it could
-    /// not be registered.
-    private static let vfs: String? = pn_wal_batching_vfs_register() == SQLITE_OK ? PN_WAL_BATCHING_VFS : nil
+    /// The VFS connections open with unless told otherwise: the default one, with each
+    /// transaction's WAL frames written in one call (Sources/CSQLiteWAL). Nil (SQLite's
+    /// default) if it could not be registered.
+    static let batchingVFS: String? = pn_wal_batching_vfs_register() == SQLITE_OK ? PN_WAL_BATCHING_VFS : nil
 
-    init(path: String, flags: Int32) throws(StorageError) {
+    /// `vfs`: the name of a registered VFS (tests put a fault-injecting one under the
+    /// batching VFS); nil for `batchingVFS`.
+    init(path: String, flags: Int32, vfs: String? = nil) throws(StorageError) {
         _ = Self.libraryConfigured
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, Self.vfs)
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, vfs ?? Self.batchingVFS)
         handle = db
         if rc != SQLITE_OK {
             let error = makeError(rc, "sqlite3_open_v2", sql: nil)
@@ -156,7 +158,16 @@ final class SQLiteConnection: DatabaseConnection {
     /// It changes nothing SQLite relies on: a checkpoint still syncs both itself. It is done
     /// beforehand so that the checkpoint's own syncs find little left to write.
     func syncFiles() throws(StorageError) {
-        for pointer in [SQLITE_FCNTL_FILE_POINTER, SQLITE_FCNTL_JOURNAL_POINTER] {
+        try sync([SQLITE_FCNTL_FILE_POINTER, SQLITE_FCNTL_JOURNAL_POINTER])
+    }
+
+    /// Syncs the WAL file alone: the commits in it survive a power loss from then on.
+    func syncWAL() throws(StorageError) {
+        try sync([SQLITE_FCNTL_JOURNAL_POINTER])
+    }
+
+    private func sync(_ pointers: [Int32]) throws(StorageError) {
+        for pointer in pointers {
             var file: UnsafeMutablePointer<sqlite3_file>?
             guard sqlite3_file_control(handle, "main", pointer, &file) == SQLITE_OK,
                   let file, let sync = file.pointee.pMethods?.pointee.xSync else { continue }
@@ -168,12 +179,14 @@ final class SQLiteConnection: DatabaseConnection {
     /// Keeps `frames` equal to the number of frames in the WAL after each commit (SQLite's
     /// WAL hook, https://sqlite.org/c3ref/wal_hook.html). This replaces `wal_autocheckpoint`,
     /// which uses the same hook: whoever watches the count decides when to checkpoint.
-    func trackWALSize(in frames: WALFrameCount) {
+    func trackWAL(in counters: WALCounters) {
         sqlite3_wal_hook(handle, { context, _, _, count in
             guard let context else { return SQLITE_OK }
-            Unmanaged<WALFrameCount>.fromOpaque(context).takeUnretainedValue().value.store(Int(count), ordering: .relaxed)
+            let counters = Unmanaged<WALCounters>.fromOpaque(context).takeUnretainedValue()
+            counters.frames.store(Int(count), ordering: .relaxed)
+            counters.commits.add(1, ordering: .relaxed)
             return SQLITE_OK
-        }, Unmanaged.passUnretained(frames).toOpaque())
+        }, Unmanaged.passUnretained(counters).toOpaque())
     }
 
     // MARK: Statements
@@ -319,8 +332,11 @@ final class SQLiteConnection: DatabaseConnection {
     }
 }
 
-/// The WAL's size in frames as of the last commit, shared between the writer's WAL hook and
-/// the checkpointer. The owner keeps it alive as long as the connection.
-final class WALFrameCount: Sendable {
-    let value = Atomic<Int>(0)
+/// What the writer's WAL hook counts, read by the checkpointer and the WAL sync timer. The
+/// owner keeps it alive as long as the connection.
+final class WALCounters: Sendable {
+    /// Frames in the WAL after the last commit (0 once a checkpoint copied them all back).
+    let frames = Atomic<Int>(0)
+    /// Commits since the database opened, for the WAL sync timer.
+    let commits = Atomic<Int>(0)
 }
