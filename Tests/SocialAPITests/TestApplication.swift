@@ -17,15 +17,23 @@ final class TestApplication: Sendable {
     let responder: Responder<Accounts.Identity>
     let logs = InMemoryLogHandler()
 
-    init(publicRead: Bool = false) throws {
+    /// `sqlite`: on SQLite whatever the pass, its database configured by this (the crash tests
+    /// put it on `FaultyDisk`).
+    init(publicRead: Bool = false, sqlite: ((inout SQLiteDatabase.Configuration) -> Void)? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pacenote-api-\(UUID().uuidString)").path
         var configuration = Application.Configuration()
         configuration.dataDirectory = directory
         configuration.accounts.bcryptCost = 4
         configuration.publicRead = publicRead
-        let postgres = TestDatabase.isPostgres ? try TemporaryPostgres() : nil
+        let postgres = TestDatabase.isPostgres && sqlite == nil ? try TemporaryPostgres() : nil
         self.postgres = postgres
         application = try Application(configuration: configuration, logger: Logger(handler: logs, level: .debug)) { configuration, logger in
+            if let sqlite {
+                try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+                var settings = SQLiteDatabase.Configuration(path: (configuration.dataDirectory as NSString).appendingPathComponent("pacenote.sqlite"))
+                sqlite(&settings)
+                return try SQLiteDatabase(configuration: settings)
+            }
             guard let postgres else { return try Application.openSQLite(configuration, logger: logger) }
             return try PostgresDatabase(configuration: .init(url: postgres.url))
         }
