@@ -87,6 +87,12 @@ public struct AccountTokenStore: Sendable {
         try connection.fetchOne("SELECT 1 FROM account_tokens WHERE token_hash = \(tokenKey) AND expires_at > \(now)") != nil
     }
 
+    /// Ends every token of `purpose` the account has: an email change, a password change and a
+    /// completed reset end its reset tokens (API.md), so a link mailed before cannot be used after.
+    func endAll(userID: String, purpose: AccountTokenPurpose, on connection: any DatabaseConnection) throws {
+        try connection.execute("DELETE FROM account_tokens WHERE user_id = \(userID) AND purpose = \(purpose.rawValue)")
+    }
+
     func deleteExpired(now: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("DELETE FROM account_tokens WHERE expires_at <= \(now)")
     }

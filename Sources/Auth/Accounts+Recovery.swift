@@ -14,6 +14,18 @@ public struct AccountMail: Sendable, Equatable {
     }
 }
 
+/// A reset asked for an address, before anyone looked whether an account has it: what the
+/// outbox keeps for the mail worker (never a token).
+public struct PasswordResetRequest: Sendable, Equatable {
+    public let emailKey: String
+    public let nonce: String
+
+    public init(emailKey: String, nonce: String) {
+        self.emailKey = emailKey
+        self.nonce = nonce
+    }
+}
+
 /// Email verification and password reset (API.md): single-use tokens stored as their hash, a
 /// new one replacing the old; mails are queued by the caller's `enqueue`, inside the same
 /// transaction as the token, so a token exists if and only if its mail is on its way.
@@ -55,19 +67,26 @@ extension Accounts {
         }
     }
 
-    /// `POST /v1/password-resets`: queues a reset mail when the address belongs to an account,
-    /// and does the same work otherwise (a nonce, a token, its hash, one write transaction with
-    /// the same lookup), so neither the answer nor its time tells whether it does.
-    public func requestPasswordReset(email: String, enqueue: (AccountMail, any DatabaseConnection) throws -> Void) throws {
-        let emailKey = Validation.key(email)
-        let nonce = try AccountTokenMint.newNonce()
-        let tokenKey = AccountTokenMint.storageKey(mint.token(.resetPassword, nonce: nonce))
+    /// `POST /v1/password-resets`: queues a reset request for the address, whether or not it
+    /// belongs to an account. The request does the same work either way (one outbox job, in one
+    /// write, with nothing read first), so neither the answer nor its time tells; the mail worker
+    /// resolves the address later (`issuePasswordReset`), off the request path.
+    public func requestPasswordReset(email: String, enqueue: (PasswordResetRequest, any DatabaseConnection) throws -> Void) throws {
+        let request = PasswordResetRequest(emailKey: Validation.key(email), nonce: try AccountTokenMint.newNonce())
+        try database.write { connection in try enqueue(request, connection) }
+    }
+
+    /// The mail worker's half of a reset request: makes the reset token for the account with the
+    /// requested address (replacing an older one) and answers the mail to send, or nil when no
+    /// account has that address. Running it again for the same request makes the same token.
+    public func issuePasswordReset(_ request: PasswordResetRequest) throws -> AccountMail? {
+        let tokenKey = AccountTokenMint.storageKey(mint.token(.resetPassword, nonce: request.nonce))
         let now = clock.nowMillis()
-        try database.write { connection in
-            let userID: String? = try connection.fetchValue("SELECT id FROM users WHERE email_key = \(emailKey)", as: String?.self) ?? nil
-            guard let userID else { return }
-            try tokens.replace(userID: userID, purpose: .resetPassword, tokenKey: tokenKey, emailKey: emailKey, now: now, on: connection)
-            try enqueue(AccountMail(purpose: .resetPassword, userID: userID, nonce: nonce), connection)
+        return try database.write { connection in
+            let userID: String? = try connection.fetchValue("SELECT id FROM users WHERE email_key = \(request.emailKey)", as: String?.self) ?? nil
+            guard let userID else { return nil }
+            try tokens.replace(userID: userID, purpose: .resetPassword, tokenKey: tokenKey, emailKey: request.emailKey, now: now, on: connection)
+            return AccountMail(purpose: .resetPassword, userID: userID, nonce: request.nonce)
         }
     }
 
@@ -81,9 +100,14 @@ extension Accounts {
         let key = AccountTokenMint.storageKey(token)
         let now = clock.nowMillis()
         try database.write { connection in
-            guard let (userID, _) = try tokens.consume(purpose: .resetPassword, tokenKey: key, now: now, on: connection) else {
+            guard let (userID, emailKey) = try tokens.consume(purpose: .resetPassword, tokenKey: key, now: now, on: connection) else {
                 throw AuthError.invalidToken
             }
+            // The link proves ownership of the address it was mailed to, and only while that is
+            // still the account's (an email change also ends the tokens; this is the backstop).
+            let current: String? = try connection.fetchValue("SELECT email_key FROM users WHERE id = \(userID)", as: String?.self) ?? nil
+            guard current == emailKey else { throw AuthError.invalidToken }
+            try tokens.endAll(userID: userID, purpose: .resetPassword, on: connection)
             try store.setPasswordHash(hash, id: userID, now: now, on: connection)
             try sessions.deleteAll(userID: userID, on: connection)
             if let row = try connection.fetchOne("SELECT username_key, email_key FROM users WHERE id = \(userID)") {

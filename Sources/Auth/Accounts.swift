@@ -124,20 +124,37 @@ public final class Accounts: Sendable {
     }
 
     /// Applies the given profile changes (PATCH merges: nil means unchanged) and answers the result.
-    /// `emailChanged` runs in the same transaction when the address became another one.
+    ///
+    /// Changing the email needs the current password (API.md): a stolen session alone must not
+    /// become an email change and then a reset. The change ends every reset token the account
+    /// has, and `emailChanged` runs in the same transaction with the new account and the old
+    /// address (the routes queue the new address's verification and the old one's notice).
     public func updateProfile(
-        _ identity: Identity, _ changes: AccountStore.ProfileChanges,
-        emailChanged: (Account, any DatabaseConnection) throws -> Void = { _, _ in }
+        _ identity: Identity, _ changes: AccountStore.ProfileChanges, currentPassword: String? = nil,
+        emailChanged: (_ account: Account, _ oldEmail: String, any DatabaseConnection) throws -> Void = { _, _, _ in }
     ) throws -> Account {
         var changes = changes
         if let name = changes.displayName { changes.displayName = try Validation.displayName(name) }
-        if let email = changes.email { changes.email = try Validation.email(email) }
+        if let requested = changes.email {
+            let email = try Validation.email(requested)
+            changes.email = email
+            guard let before = try account(id: identity.userID) else { throw AuthError.invalidSession }
+            if Validation.key(before.email) != Validation.key(email) {
+                guard let currentPassword else {
+                    throw AuthError.validation(field: "currentPassword", message: "Changing the email needs currentPassword.")
+                }
+                try checkPassword(identity, currentPassword)
+            }
+        }
         let now = clock.nowMillis()
         return try database.write { connection in
             let before = try store.find(id: identity.userID, on: connection)
             try store.update(id: identity.userID, changes, now: now, on: connection)
             guard let account = try store.find(id: identity.userID, on: connection) else { throw AuthError.invalidSession }
-            if let before, Validation.key(before.email) != Validation.key(account.email) { try emailChanged(account, connection) }
+            if let before, Validation.key(before.email) != Validation.key(account.email) {
+                try tokens.endAll(userID: account.id, purpose: .resetPassword, on: connection)
+                try emailChanged(account, before.email, connection)
+            }
             return account
         }
     }
@@ -262,6 +279,7 @@ public final class Accounts: Sendable {
         let now = clock.nowMillis()
         try database.write { connection in
             try store.setPasswordHash(hash, id: identity.userID, now: now, on: connection)
+            try tokens.endAll(userID: identity.userID, purpose: .resetPassword, on: connection)
             try sessions.deleteAll(userID: identity.userID, keeping: identity.sessionKey, on: connection)
         }
         cache.removeAll()

@@ -211,7 +211,7 @@ public final class Application: Sendable {
         OperationsRoutes(database: database, metrics: metrics).register(on: router)
         ConsoleRoutes().register(on: router)
         let mail = MailQueue(service: configuration.mail, accounts: accounts, clock: clock)
-        AccountRoutes(accounts: accounts, database: database, hooks: hooks, moderation: moderation, mail: mail).register(on: router)
+        AccountRoutes(accounts: accounts, database: database, hooks: hooks, moderation: moderation, mail: mail, limits: limits).register(on: router)
         AccountRecoveryRoutes(accounts: accounts, mail: mail, limits: limits).register(on: router)
         AccountPageRoutes().register(on: router)
         let lists = PagedLists(database: database, codec: cursors)

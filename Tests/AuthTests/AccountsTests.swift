@@ -176,7 +176,7 @@ import Storage
         // The same address in another case is the same address: still verified, new spelling kept.
         var sameAddress = AccountStore.ProfileChanges()
         sameAddress.email = "Seb@Example.com"
-        let recased = try accounts.updateProfile(identity, sameAddress)
+        let recased = try accounts.updateProfile(identity, sameAddress)   // no password needed: not a change
         #expect(recased.email == "Seb@Example.com")
         #expect(recased.emailVerified)
 
@@ -187,7 +187,10 @@ import Storage
 
         var newAddress = AccountStore.ProfileChanges()
         newAddress.email = "loeb@example.org"
-        let moved = try accounts.updateProfile(identity, newAddress)
+        #expect(validationField { _ = try accounts.updateProfile(identity, newAddress) } == "currentPassword")
+        #expect(throws: AuthError.wrongPassword) { try accounts.updateProfile(identity, newAddress, currentPassword: "not-the-password") }
+        #expect(try accounts.account(id: signedIn.account.id)?.email == "Seb@Example.com", "refused changes change nothing")
+        let moved = try accounts.updateProfile(identity, newAddress, currentPassword: AuthFixture.password)
         #expect(moved.email == "loeb@example.org")
         #expect(!moved.emailVerified)
 
@@ -203,7 +206,7 @@ import Storage
         var changes = AccountStore.ProfileChanges()
         changes.email = "OGIER@example.com"
         changes.displayName = "Not applied"
-        #expect(throws: AuthError.emailTaken) { try accounts.updateProfile(identity, changes) }
+        #expect(throws: AuthError.emailTaken) { try accounts.updateProfile(identity, changes, currentPassword: AuthFixture.password) }
         // Nothing of the refused update was applied.
         let stored = try #require(try accounts.account(id: signedIn.account.id))
         #expect(stored.email == "seb@example.com")

@@ -73,14 +73,20 @@ final class AccountMailTests: XCTestCase {
                     "the new token replaced the old")
 
         let newEmail = "new-" + account.email
-        assertSuccess(try mail.client.request("PATCH", "/v1/users/me", json: ["email": newEmail], token: account.token), 200)
-        let third = mail.smtp.waitForMessages(3)
-        XCTAssertEqual(third.count, 3, "an email change mails the new address")
-        guard third.count == 3 else { return }
-        XCTAssertEqual(third[2]["rcptTos"] as? [String], [newEmail])
+        assertSuccess(try mail.client.request("PATCH", "/v1/users/me", json: ["email": newEmail, "currentPassword": account.password],
+                                              token: account.token), 200)
+        let fourth = mail.smtp.waitForMessages(4)
+        XCTAssertEqual(fourth.count, 4, "an email change mails the new address and the old one")
+        guard fourth.count == 4 else { return }
+        let byRecipient = Dictionary(fourth[2...].map { (($0["rcptTos"] as? [String])?.first ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        guard let verification = byRecipient[newEmail], let notice = byRecipient[account.email] else {
+            return XCTFail("mails went to \(byRecipient.keys.sorted())")
+        }
+        XCTAssertEqual(notice["subject"] as? String, "Your email address was changed", "the old address hears of the change")
+        XCTAssertFalse(notice.plainText.contains("/account/"), "the notice carries no link")
         assertError(try mail.client.request("POST", "/v1/email-verifications/confirm", json: ["token": secondToken]), 400, "invalid_token",
                     "a token for the old address does not verify the new one")
-        guard let thirdToken = mail.token(in: third[2], path: "/account/verify") else { return }
+        guard let thirdToken = mail.token(in: verification, path: "/account/verify") else { return }
         assertSuccess(try mail.client.request("POST", "/v1/email-verifications/confirm", json: ["token": thirdToken]), 204)
         XCTAssertEqual(try mail.client.me(account.token).object?["emailVerified"] as? Bool, true)
         assertError(try mail.client.request("POST", "/v1/users/me/email-verification"), 401, "unauthorized")
@@ -153,6 +159,69 @@ final class AccountMailTests: XCTestCase {
         XCTAssertEqual(messages.count, 2)
         XCTAssertEqual(messages.compactMap { ($0["rcptTos"] as? [String])?.first }, [account.email, account.email])
         assertError(try mail.client.request("POST", "/v1/password-resets", json: ["email": 42]), 400, "validation_failed", field: "email")
+    }
+
+    /// The probe's takeover path: a reset link mailed to the old address, then the owner
+    /// changes the email and the password; the link must not set the attacker's password.
+    func testAResetLinkDiesWithAnEmailChangeAndAPasswordChange() throws {
+        let mail = try MailServer(smtp: try SMTPStandIn())
+        let account = try mail.client.signup()
+        _ = mail.smtp.waitForMessages(1)
+        assertSuccess(try mail.client.request("POST", "/v1/password-resets", json: ["email": account.email]), 204)
+        let messages = mail.smtp.waitForMessages(2)
+        guard messages.count == 2, let stolen = mail.token(in: messages[1], path: "/account/reset") else { return XCTFail("no reset mail") }
+
+        assertError(try mail.client.request("PATCH", "/v1/users/me", json: ["email": "moved-" + account.email], token: account.token),
+                    400, "validation_failed", field: "currentPassword", "a session alone does not change the email")
+        assertError(try mail.client.request("PATCH", "/v1/users/me", json: ["email": "moved-" + account.email, "currentPassword": "wrong-password"],
+                                            token: account.token), 403, "invalid_credentials")
+        assertSuccess(try mail.client.request("PATCH", "/v1/users/me", json: ["email": "moved-" + account.email, "currentPassword": account.password],
+                                              token: account.token), 200)
+        let ownersPassword = Fake.password()
+        assertSuccess(try mail.client.request("PUT", "/v1/users/me/password", json: ["currentPassword": account.password, "newPassword": ownersPassword],
+                                              token: account.token), 204)
+        let attackers = Fake.password()
+        assertError(try mail.client.request("POST", "/v1/password-resets/confirm", json: ["token": stolen, "password": attackers]),
+                    400, "invalid_token", "the link mailed to the old address")
+        assertError(try mail.client.request("POST", "/v1/sessions", json: ["login": account.username, "password": attackers]),
+                    401, "invalid_credentials", "the attacker's password does not log in")
+        XCTAssertEqual(try mail.client.login(account.username, ownersPassword).user["id"] as? String, account.id)
+    }
+
+    /// Whether an address has an account shows nowhere public: the answer, and the outbox's
+    /// counters in /metrics, move the same way for both (the mail worker looks the address
+    /// up later). Its time is `ResetTimingTests`'.
+    func testAResetForAnUnknownAddressMovesTheSameCounters() throws {
+        let mail = try MailServer(smtp: try SMTPStandIn())
+        let account = try mail.client.signup()
+        _ = mail.smtp.waitForMessages(1)
+        func jobsQueued() throws -> String {
+            try mail.client.request("GET", "/metrics").text.split(separator: "\n")
+                .filter { $0.hasPrefix("pacenote_outbox_jobs_total{") && $0.contains("mail.account") }.joined(separator: "\n")
+        }
+        // The counter counts jobs run; wait for each to have run.
+        let before = try jobsQueued()
+        assertSuccess(try mail.client.request("POST", "/v1/password-resets", json: ["email": "nobody-\(Fake.username())@example.com"]), 204)
+        XCTAssertTrue(try waitUntil { try jobsQueued() != before }, "an unknown address queues a job too")
+        let afterUnknown = try jobsQueued()
+        assertSuccess(try mail.client.request("POST", "/v1/password-resets", json: ["email": account.email]), 204)
+        XCTAssertTrue(try waitUntil { try jobsQueued() != afterUnknown })
+        let afterKnown = try jobsQueued()
+        XCTAssertEqual(difference(before, afterUnknown), difference(afterUnknown, afterKnown), "the same counters moved by the same amounts")
+        XCTAssertEqual(mail.smtp.waitForMessages(2).count, 2, "the known address got its mail")
+    }
+
+    /// Each counter line's value change from `a` to `b`, by line name.
+    private func difference(_ a: String, _ b: String) -> [String: Double] {
+        func values(_ text: String) -> [String: Double] {
+            Dictionary(text.split(separator: "\n").compactMap { line -> (String, Double)? in
+                let parts = line.split(separator: " ")
+                guard parts.count == 2, let value = Double(parts[1]) else { return nil }
+                return (String(parts[0]), value)
+            }, uniquingKeysWith: { x, _ in x })
+        }
+        let (x, y) = (values(a), values(b))
+        return Dictionary(uniqueKeysWithValues: Set(x.keys).union(y.keys).map { ($0, (y[$0] ?? 0) - (x[$0] ?? 0)) })
     }
 
     /// A mail server down for a few seconds delays the mail; the outbox retries until it is through.

@@ -38,12 +38,13 @@ final class ProfileTests: ServerTestCase {
     func testEmailChange() throws {
         let account = try client.signup()
         let taken = try client.signup()
-        assertError(try client.request("PATCH", "/v1/users/me", json: ["email": taken.email.uppercased()], token: account.token),
-                    409, "email_taken", field: "email")
+        assertError(try client.request("PATCH", "/v1/users/me", json: ["email": taken.email.uppercased(), "currentPassword": account.password],
+                                       token: account.token), 409, "email_taken", field: "email")
         assertError(try client.request("PATCH", "/v1/users/me", json: ["email": "not-an-email"], token: account.token),
                     400, "validation_failed", field: "email")
         let newEmail = "new.\(account.username)@example.org"
-        let patched = assertSuccess(try client.request("PATCH", "/v1/users/me", json: ["email": newEmail], token: account.token), 200)
+        let patched = assertSuccess(try client.request("PATCH", "/v1/users/me", json: ["email": newEmail, "currentPassword": account.password],
+                                                       token: account.token), 200)
         XCTAssertEqual(patched["email"] as? String, newEmail)
         XCTAssertEqual(try client.login(newEmail, account.password).user["id"] as? String, account.id, "login with the new email")
         assertError(try client.request("POST", "/v1/sessions", json: ["login": account.email, "password": account.password]),

@@ -42,7 +42,7 @@ final class RateLimitTests: XCTestCase {
     func testEachLimitRefusesAtItsThresholdAndLetsTheClientThroughAfterRetryAfter() throws {
         let smtp = try SMTPStandIn()
         let mail = try MailServer(smtp: smtp, extra: ["--limit-signups", "3/m", "--limit-logins", "3/m", "--limit-writes", "3/m",
-                                                      "--limit-mails", "2/m", "--limit-mails-per-ip", "4/m"])
+                                                      "--limit-mails", "2/m", "--limit-mails-per-ip", "7/m"])
         let client = mail.client
         var waits: [Int] = []
 
@@ -65,7 +65,8 @@ final class RateLimitTests: XCTestCase {
         assertSuccess(try client.request("PUT", "/v1/users/\(accounts[2].id)/follow", token: other.token), 200, "another user's writes")
         XCTAssertEqual(try client.me(writer.token).status, 200, "reads are not writes")
 
-        // Mails per address (counted whether or not it has an account, in any case), then per client.
+        // Mails per address (counted whether or not it has an account, in any case), then per
+        // client: the three sign-ups' verification mails counted already, then 2 + 2 resets.
         let address = "someone-\(Fake.username().lowercased())@example.com"
         for _ in 0..<2 { assertSuccess(try client.request("POST", "/v1/password-resets", json: ["email": address]), 204) }
         waits.append(assertLimited(try client.request("POST", "/v1/password-resets", json: ["email": address.uppercased()]), "a third mail to one address"))
@@ -82,6 +83,37 @@ final class RateLimitTests: XCTestCase {
         _ = try client.login(writer.username, writer.password)
         assertSuccess(try client.request("DELETE", "/v1/users/\(accounts[2].id)/follow", token: writer.token), 200, "a write after Retry-After")
         assertSuccess(try client.request("POST", "/v1/password-resets", json: ["email": address]), 204, "a mail after Retry-After")
+    }
+
+    /// The probe's mail flood: changing one's email back and forth to someone else's address
+    /// mailed it without limit. Every mail an email change sends (the new address's
+    /// verification, the old one's notice) counts against both mail limits, and so does the
+    /// change itself when its answer (409, taken) tells whether an address has an account.
+    func testEmailChangesCountAgainstTheMailLimits() throws {
+        let mail = try MailServer(smtp: try SMTPStandIn(), extra: ["--limit-mails", "3/h", "--limit-mails-per-ip", "40/h"])
+        let attacker = try mail.client.signup()
+        let victim = "victim-\(Fake.username().lowercased())@example.com"
+        var statuses: [Int] = []
+        for round in 0..<6 {
+            let target = round % 2 == 0 ? victim : "attacker\(round)-" + attacker.email
+            let answer = try mail.client.request("PATCH", "/v1/users/me", json: ["email": target, "currentPassword": attacker.password], token: attacker.token)
+            statuses.append(answer.status)
+            if answer.status == 429 { break }
+        }
+        XCTAssertEqual(statuses.last, 429, "the changes were limited: \(statuses)")
+        _ = mail.smtp.waitForMessages(statuses.count, timeout: 5)
+        let toVictim = mail.smtp.messages().filter { ($0["rcptTos"] as? [String]) == [victim] }
+        XCTAssertLessThanOrEqual(toVictim.count, 3, "mails to the victim's address stay within --limit-mails")
+
+        let owner = try mail.client.signup()
+        var taken: [Int] = []
+        for _ in 0..<30 {
+            let answer = try mail.client.request("PATCH", "/v1/users/me", json: ["email": owner.email, "currentPassword": attacker.password], token: attacker.token)
+            taken.append(answer.status)
+            if answer.status == 429 { break }
+        }
+        XCTAssertEqual(taken.last, 429, "asking again and again whether an address is taken is limited: \(taken)")
+        XCTAssertLessThan(taken.count, 30)
     }
 
     func testAllRequestsPerAddressWhenSet() throws {

@@ -52,6 +52,21 @@ public final class AbuseLimits: Sendable {
     }
 }
 
+extension AbuseLimits {
+    /// Counts one mail to `address` asked for by `request` against both mail limits (API.md
+    /// `--limit-mails`, `--limit-mails-per-ip`): every mail the server sends counts.
+    func checkMail(to address: String, _ request: Request) throws(APIError) {
+        try check(.mails, key: Validation.key(address))
+        try check(.mailsPerIP, key: clientKey(request))
+    }
+
+    /// The same for a mail that is a side effect of a request that goes ahead anyway (the
+    /// verification after sign-up): counted, and answered whether it may be sent.
+    func allowsMail(to address: String, _ request: Request) -> Bool {
+        (try? checkMail(to: address, request)) != nil
+    }
+}
+
 /// Applies the limits that depend only on the route and the caller: all requests per address
 /// (`.beforeAuth`, first, so even requests with a bad token count), then sign-ups and logins
 /// per address and writes per user (`.afterAuth`, once the caller is known). The mail limits

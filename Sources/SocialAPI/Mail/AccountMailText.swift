@@ -1,11 +1,43 @@
 import Auth
 
-/// The words of verification and reset mails, in the account's language. A pure function of
-/// its inputs, so tests read the texts without sending anything.
+/// The words of verification and reset mails, and of the notice an old address gets after an
+/// email change, in the account's language. A pure function of its inputs, so tests read the
+/// texts without sending anything.
 struct AccountMailText: Equatable {
     let subject: String
     let text: String
     let html: String
+
+    /// The notice to the address an account had before an email change (API.md): someone with
+    /// the session and the password did it; if it was not the owner, the owner acts now.
+    static func emailChanged(locale: AccountLocale, username: String) -> AccountMailText {
+        switch locale {
+        case .english:
+            AccountMailText(locale: locale, subject: "Your email address was changed", greeting: "Hi \(username),",
+                            body: "The email address of your Pacenote account was changed, so mail for it no longer comes here.",
+                            ignore: "If it was not you, reset your password from the app right away and tell the server's operator.")
+        case .spanish:
+            AccountMailText(locale: locale, subject: "Se cambió tu dirección de correo", greeting: "Hola, \(username):",
+                            body: "Se cambió la dirección de correo de tu cuenta de Pacenote; su correo ya no llegará aquí.",
+                            ignore: "Si no fuiste tú, restablece tu contraseña desde la app cuanto antes y avisa al operador del servidor.")
+        }
+    }
+
+    private init(locale: AccountLocale, subject: String, greeting: String, body: String, ignore: String) {
+        self.subject = subject
+        text = [greeting, "", body, "", ignore, ""].joined(separator: "\n")
+        let e = Self.escape
+        html = """
+            <!DOCTYPE html>
+            <html lang="\(locale.rawValue)"><head><meta charset="utf-8"><title>\(e(subject))</title></head>
+            <body>
+            <p>\(e(greeting))</p>
+            <p>\(e(body))</p>
+            <p>\(e(ignore))</p>
+            </body></html>
+
+            """
+    }
 
     init(purpose: AccountTokenPurpose, locale: AccountLocale, username: String, link: String) {
         let greeting: String, body: String, action: String, ignore: String

@@ -27,13 +27,16 @@ public struct MailService: Sendable {
     }
 }
 
-/// Delivers the `mail` lane's jobs (queued with the tokens they carry, `Accounts+Recovery`);
-/// the `DeliveryWorker` around it leases, retries with backoff and records, as for pushes.
-///
-/// Each job names an account and a nonce; the token is rebuilt from the nonce here, and the
-/// mail is sent only while that token is still the account's live one (a newer request, a
-/// use or an expiry makes it moot: `skipped`). The Message-ID comes from the job, so a retry
-/// after a lost answer carries the same one.
+/// Delivers the `mail` lane's jobs; the `DeliveryWorker` around it leases, retries with backoff
+/// and records, as for pushes. Three kinds of job (`AccountMailJob`):
+/// - a token mail (verification): an account and a nonce; the token is rebuilt from the nonce
+///   here, and the mail is sent only while that token is still the account's live one (a newer
+///   request, a use or an expiry makes it moot: `skipped`);
+/// - a reset request: an address's key and a nonce, queued the same way whether or not an
+///   account has the address; here the account is looked up and its token made
+///   (`Accounts.issuePasswordReset`), so the request path does the same work either way;
+/// - the notice to the old address after an email change.
+/// The Message-ID comes from the job, so a retry after a lost answer carries the same one.
 struct MailDispatcher: Sendable {
     static let kind = "mail.account"
 
@@ -43,12 +46,9 @@ struct MailDispatcher: Sendable {
     let clock: any Clock
     let metrics: MetricsRegistry
 
-    /// The outbox payload of a mail: the account and the nonce, never the token.
-    static func enqueue(_ mail: AccountMail, now: Int64, on connection: any DatabaseConnection) throws {
-        let payload = JobInput.encode([
-            "purpose": .string(mail.purpose.rawValue), "userId": .string(mail.userID), "nonce": .string(mail.nonce),
-        ])
-        try Outbox().enqueue(kind: kind, payload: payload, lane: .mail, now: now, on: connection)
+    /// The outbox payload of a job: never a token.
+    static func enqueue(_ job: AccountMailJob, now: Int64, on connection: any DatabaseConnection) throws {
+        try Outbox().enqueue(kind: kind, payload: JobInput.encode(job.payload), lane: .mail, now: now, on: connection)
     }
 
     func deliver(_ jobs: [OutboxJob]) -> [DeliveryResult] {
@@ -66,14 +66,38 @@ struct MailDispatcher: Sendable {
     }
 
     private func deliver(_ job: OutboxJob) -> DeliveryResult {
-        let mail: AccountMail
+        let parsed: AccountMailJob
         do {
-            let input = try JobInput(job)
-            guard let purpose = AccountTokenPurpose(rawValue: try input.string("purpose")) else { return .failed("unknown purpose") }
-            mail = AccountMail(purpose: purpose, userID: try input.string("userId"), nonce: try input.string("nonce"))
+            parsed = try AccountMailJob(JobInput(job))
         } catch {
             return .failed("malformed payload: \(error)")
         }
+        switch parsed {
+        case .token(let mail):
+            return deliverToken(mail, job: job)
+        case .resetRequest(let request):
+            let mail: AccountMail?
+            do {
+                mail = try accounts.issuePasswordReset(request)
+            } catch {
+                return .retry("database: \(error)")
+            }
+            guard let mail else { return .skipped("no account has the address") }
+            return deliverToken(mail, job: job)
+        case .emailChanged(let userID, let oldEmail):
+            let account: Account?
+            do {
+                account = try database.read { connection in try AccountStore().find(id: userID, on: connection) }
+            } catch {
+                return .retry("database: \(error)")
+            }
+            guard let account else { return .skipped("account deleted") }
+            let words = AccountMailText.emailChanged(locale: account.locale, username: account.username)
+            return send(words, to: oldEmail, messageID: "email_changed.\(job.seq)")
+        }
+    }
+
+    private func deliverToken(_ mail: AccountMail, job: OutboxJob) -> DeliveryResult {
         let found: (Account?, Bool)
         do {
             found = try database.read { connection in
@@ -86,14 +110,57 @@ struct MailDispatcher: Sendable {
         guard found.1 else { return .skipped("token replaced, used or expired") }
         let words = AccountMailText(purpose: mail.purpose, locale: account.locale, username: account.username,
                                     link: service.link(mail.purpose, token: accounts.token(for: mail)))
+        return send(words, to: account.email, messageID: "\(mail.purpose.rawValue).\(job.seq).\(mail.nonce.prefix(8))")
+    }
+
+    private func send(_ words: AccountMailText, to address: String, messageID: String) -> DeliveryResult {
         let domain = service.client.configuration.from.split(separator: "@").last.map(String.init) ?? "pacenote"
         let message = MailMessage(
-            from: service.client.configuration.from, to: account.email, subject: words.subject, text: words.text, html: words.html,
-            messageID: "<\(mail.purpose.rawValue).\(job.seq).\(mail.nonce.prefix(8))@\(domain)>", dateMillis: clock.nowMillis())
+            from: service.client.configuration.from, to: address, subject: words.subject, text: words.text, html: words.html,
+            messageID: "<\(messageID)@\(domain)>", dateMillis: clock.nowMillis())
         switch service.client.send(message) {
         case .sent: return .delivered
         case .retry(let reason): return .retry(reason)
         case .refused(let reason): return .failed(reason)
         }
     }
+}
+
+/// What one job of the mail lane asks for, as its payload says.
+enum AccountMailJob: Equatable {
+    case token(AccountMail)
+    case resetRequest(PasswordResetRequest)
+    case emailChanged(userID: String, oldEmail: String)
+
+    private static let resetRequestPurpose = "reset_request"
+    private static let emailChangedPurpose = "email_changed"
+
+    var payload: [String: JSONValue] {
+        switch self {
+        case .token(let mail):
+            ["purpose": .string(mail.purpose.rawValue), "userId": .string(mail.userID), "nonce": .string(mail.nonce)]
+        case .resetRequest(let request):
+            ["purpose": .string(Self.resetRequestPurpose), "emailKey": .string(request.emailKey), "nonce": .string(request.nonce)]
+        case .emailChanged(let userID, let oldEmail):
+            ["purpose": .string(Self.emailChangedPurpose), "userId": .string(userID), "to": .string(oldEmail)]
+        }
+    }
+
+    init(_ input: JobInput) throws {
+        let purpose = try input.string("purpose")
+        switch purpose {
+        case Self.resetRequestPurpose:
+            self = .resetRequest(PasswordResetRequest(emailKey: try input.string("emailKey"), nonce: try input.string("nonce")))
+        case Self.emailChangedPurpose:
+            self = .emailChanged(userID: try input.string("userId"), oldEmail: try input.string("to"))
+        default:
+            guard let token = AccountTokenPurpose(rawValue: purpose) else { throw AccountMailJobError(purpose: purpose) }
+            self = .token(AccountMail(purpose: token, userID: try input.string("userId"), nonce: try input.string("nonce")))
+        }
+    }
+}
+
+struct AccountMailJobError: Error, CustomStringConvertible {
+    let purpose: String
+    var description: String { "unknown purpose \(purpose)" }
 }

@@ -24,8 +24,18 @@ struct MailQueue: Sendable {
         try accounts.issueEmailVerification(for: account, on: connection, enqueue: enqueue)
     }
 
-    /// The `enqueue` the recovery calls take.
+    /// Queues the notice to the address the account had before an email change.
+    func noticeEmailChanged(_ account: Account, oldEmail: String, on connection: any DatabaseConnection) throws {
+        guard service != nil else { return }
+        try MailDispatcher.enqueue(.emailChanged(userID: account.id, oldEmail: oldEmail), now: clock.nowMillis(), on: connection)
+    }
+
+    /// The `enqueue`s the recovery calls take.
     func enqueue(_ mail: AccountMail, on connection: any DatabaseConnection) throws {
-        try MailDispatcher.enqueue(mail, now: clock.nowMillis(), on: connection)
+        try MailDispatcher.enqueue(.token(mail), now: clock.nowMillis(), on: connection)
+    }
+
+    func enqueue(_ request: PasswordResetRequest, on connection: any DatabaseConnection) throws {
+        try MailDispatcher.enqueue(.resetRequest(request), now: clock.nowMillis(), on: connection)
     }
 }

@@ -27,7 +27,7 @@ struct AccountRecoveryRoutes {
         let caller = try context.caller()
         try mail.requireConfigured()
         guard let account = try accounts.account(id: caller.userID) else { throw APIErrors.invalidSession }
-        try checkMailLimits(address: account.email, request)
+        try limits.checkMail(to: account.email, request)
         try accounts.requestEmailVerification(caller, enqueue: mail.enqueue)
         return .noContent()
     }
@@ -39,13 +39,14 @@ struct AccountRecoveryRoutes {
     }
 
     /// The same answer, after the same work, whether or not the address has an account
-    /// (`Accounts.requestPasswordReset`); the limits count the address either way.
+    /// (`Accounts.requestPasswordReset`: one queued request; the mail worker looks the address
+    /// up); the limits count the address either way.
     @Sendable func requestReset(_ request: Request, _ context: Context) throws -> Response {
         let body = try JSONBody.parse(request)
         let email = try body.requireString("email")
         try mail.requireConfigured()
         guard email.utf8.count <= 254, email.contains("@") else { throw APIError.validation("email", "email must be an email address.") }
-        try checkMailLimits(address: email, request)
+        try limits.checkMail(to: email, request)
         try accounts.requestPasswordReset(email: email, enqueue: mail.enqueue)
         return .noContent()
     }
@@ -54,11 +55,5 @@ struct AccountRecoveryRoutes {
         let body = try JSONBody.parse(request)
         try accounts.resetPassword(token: try body.requireString("token"), password: try body.requireString("password"))
         return .noContent()
-    }
-
-    /// Per address mailed to, then per client address (API.md `--limit-mails`, `--limit-mails-per-ip`).
-    private func checkMailLimits(address: String, _ request: Request) throws(APIError) {
-        try limits.check(.mails, key: Validation.key(address))
-        try limits.check(.mailsPerIP, key: limits.clientKey(request))
     }
 }

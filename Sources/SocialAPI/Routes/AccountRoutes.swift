@@ -13,6 +13,9 @@ struct AccountRoutes {
     let moderation: Moderation
     /// Queues verification mails after sign-up and email changes, when mail is configured.
     let mail: MailQueue
+    /// Every mail counts against the mail limits, and so does an email change (a taken address
+    /// answers 409, which would otherwise be an unthrottled existence check).
+    let limits: AbuseLimits
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/users", options: .offload, signUp)
@@ -31,14 +34,18 @@ struct AccountRoutes {
         let body = try JSONBody.parse(request)
         // The app may say which language; else the one the client's requests ask for.
         let locale = try body.nonNull("locale", body.locale) ?? AccountLocale(acceptLanguage: request.headers["accept-language"])
+        let email = try body.requireString("email")
+        // Past a mail limit the account is still made, without the mail (asked for again later
+        // with POST /v1/users/me/email-verification).
+        let mayMail = mail.service != nil && limits.allowsMail(to: email, request)
         let signedIn = try accounts.signUp(
             username: try body.requireString("username"),
-            email: try body.requireString("email"),
+            email: email,
             password: try body.requireString("password"),
             displayName: try body.string("displayName"),
             locale: locale
         ) { account, connection in
-            try mail.verify(account, on: connection)
+            if mayMail { try mail.verify(account, on: connection) }
         }
         return .json(201, SignedInJSON(signedIn: signedIn))
     }
@@ -75,10 +82,26 @@ struct AccountRoutes {
             changes.followingActivity = try settings.nonNull("followingActivity", settings.bool, prefix: "notificationSettings.")
         }
         changes.locale = try body.nonNull("locale", body.locale)
-        let account = try accounts.updateProfile(try context.caller(), changes) { account, connection in
+        let caller = try context.caller()
+        if let email = changes.email {
+            try checkEmailChangeLimits(caller, to: email, request)
+        }
+        let account = try accounts.updateProfile(caller, changes, currentPassword: try body.string("currentPassword")) { account, oldEmail, connection in
             try mail.verify(account, on: connection)
+            try mail.noticeEmailChanged(account, oldEmail: oldEmail, on: connection)
         }
         return .json(200, UserJSON(account: account, view: .owner))
+    }
+
+    /// An email change asks for two mails (the new address's verification, the old one's
+    /// notice), each counted against both mail limits; without mail, the attempt still counts
+    /// once per client address, since its answer tells whether an address is taken.
+    private func checkEmailChangeLimits(_ caller: Accounts.Identity, to email: String, _ request: Request) throws {
+        guard let current = try accounts.account(id: caller.userID) else { throw APIErrors.invalidSession }
+        guard Validation.key(current.email) != Validation.key(email) else { return }
+        guard mail.service != nil else { return try limits.check(.mailsPerIP, key: limits.clientKey(request)) }
+        try limits.checkMail(to: email, request)
+        try limits.checkMail(to: current.email, request)
     }
 
     @Sendable func changePassword(_ request: Request, _ context: Context) throws -> Response {
