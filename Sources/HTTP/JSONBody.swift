@@ -14,13 +14,15 @@ public struct JSONBody: Sendable {
     }
 
     /// Parses `request.body`. Empty or non-object -> 400 `bad_request` "Request body must be a
-    /// JSON object."; malformed JSON (invalid UTF-8, lone surrogates, depth > 64, ...) -> 400
-    /// `bad_request` with a short reason that never echoes the input.
+    /// JSON object."; malformed JSON (invalid UTF-8, lone surrogates, depth > 64, an object
+    /// with a key twice at any depth, ...) -> 400 `bad_request` with a short reason that never
+    /// echoes the input. Duplicates are refused rather than the last one winning (API.md): a
+    /// proxy that reads the first would otherwise check another request than the one served.
     public static func parse(_ request: Request) throws(APIError) -> JSONBody {
         guard !request.body.isEmpty else { throw APIError.badRequest("Request body must be a JSON object.") }
         let value: JSONValue
         do {
-            value = try JSONValue.parse(request.body)
+            value = try JSONValue.parse(request.body, duplicateKeys: .refuse)
         } catch {
             throw APIError.badRequest("Malformed JSON: \(error.reason).")
         }

@@ -3,7 +3,8 @@
 /// Numbers without fraction or exponent that fit in `Int64` are `.int`; every other number is
 /// `.double`, beyond `Double`'s range an infinity of its sign (`1e400` is valid JSON: a field
 /// refuses it as out of range, naming the field, rather than the whole body being malformed).
-/// Objects keep the last value of a duplicated key.
+/// A duplicated key in an object is refused or keeps its last value, as the parser is asked
+/// (`DuplicateKeys`).
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -103,23 +104,38 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
 }
 
 extension JSONValue {
+    /// What the parser does with an object that names a key twice. RFC 8259 section 4 says only
+    /// that names "SHOULD be unique" and that receivers then differ: some take the first value,
+    /// some the last. Where another program reads the same bytes (an audit proxy, a gateway),
+    /// that difference lets one request mean two things, so request bodies refuse duplicates.
+    public enum DuplicateKeys: Sendable {
+        /// The last value wins (documents we wrote or trust: job payloads, exports, C-library answers).
+        case keepLast
+        /// The document is refused ("duplicate key"), at any depth. Keys are compared once
+        /// unescaped, so `"a"` and `"\u0061"` are the same key.
+        case refuse
+    }
+
     /// Parses one JSON document strictly (RFC 8259).
     ///
     /// Refused: invalid UTF-8 anywhere, lone surrogate escapes, nesting deeper than `maxDepth`
     /// containers, trailing garbage, leading zeros, trailing commas, comments, NaN/Infinity
-    /// literals, raw control characters in strings. Surrounding JSON
+    /// literals, raw control characters in strings, and with `duplicateKeys: .refuse` an object
+    /// naming a key twice. Surrounding JSON
     /// whitespace is allowed. `\u0000` decodes to a NUL character. Time and memory are linear in
     /// the input size; recursion depth is bounded by `maxDepth`.
-    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
+    public static func parse(
+        _ bytes: some Collection<UInt8>, maxDepth: Int = 64, duplicateKeys: DuplicateKeys = .keepLast
+    ) throws(JSONParseError) -> JSONValue {
         if let result = bytes.withContiguousStorageIfAvailable({ buffer in
-            var parser = JSONParser(input: buffer, maxDepth: maxDepth)
+            var parser = JSONParser(input: buffer, maxDepth: maxDepth, refusesDuplicateKeys: duplicateKeys == .refuse)
             return Result { () throws(JSONParseError) in try parser.parseDocument() }
         }) {
             return try result.get()
         }
         let array = Array(bytes)
         let result = array.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(input: buffer, maxDepth: maxDepth)
+            var parser = JSONParser(input: buffer, maxDepth: maxDepth, refusesDuplicateKeys: duplicateKeys == .refuse)
             return Result { () throws(JSONParseError) in try parser.parseDocument() }
         }
         return try result.get()
@@ -130,12 +146,14 @@ extension JSONValue {
 struct JSONParser {
     let input: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
+    let refusesDuplicateKeys: Bool
     var pos = 0
     var depth = 0
 
-    init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int, refusesDuplicateKeys: Bool = false) {
         self.input = input
         self.maxDepth = maxDepth
+        self.refusesDuplicateKeys = refusesDuplicateKeys
     }
 
     func fail(_ reason: String, at offset: Int? = nil) -> JSONParseError {
@@ -205,12 +223,17 @@ struct JSONParser {
             guard input[pos] == UInt8(ascii: "\"") else {
                 throw fail(input[pos] == UInt8(ascii: "}") ? "trailing comma" : "expected a string key")
             }
+            let keyOffset = pos
             let key = try parseString()
             skipWhitespace()
             guard pos < input.count, input[pos] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             pos += 1
             skipWhitespace()
-            members[key] = try parseValue()
+            // The dictionary is the set of keys seen: updateValue reports a key already there
+            // at no cost beyond the insertion itself.
+            if members.updateValue(try parseValue(), forKey: key) != nil, refusesDuplicateKeys {
+                throw fail("duplicate key", at: keyOffset)
+            }
             skipWhitespace()
             guard pos < input.count else { throw fail("unexpected end of input") }
             if input[pos] == UInt8(ascii: ",") { pos += 1; continue }

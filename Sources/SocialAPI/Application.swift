@@ -45,6 +45,11 @@ public final class Application: Sendable {
         /// The outbox lanes whose workers this process runs (`serve --outbox-workers`); servers
         /// sharing one PostgreSQL may run any of them, several at once.
         public var outboxLanes = Set(OutboxLane.all)
+        /// `serve --metrics-token`: when set, `/metrics` needs `Authorization: Bearer <token>`.
+        public var metricsToken: String?
+        /// `serve --metrics-listen`: `/metrics` is served by `makeMetricsResponder()` on a
+        /// listener of its own, and `makeResponder()` does not route it (404).
+        public var metricsOnOwnListener = false
         public init() {}
     }
 
@@ -208,7 +213,7 @@ public final class Application: Sendable {
         router.add(middleware: AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead))
         router.add(middleware: RateLimitMiddleware(limits: limits, stage: .afterAuth))
 
-        OperationsRoutes(database: database, metrics: metrics).register(on: router)
+        operations.register(on: router, servesMetrics: !configuration.metricsOnOwnListener)
         ConsoleRoutes().register(on: router)
         let mail = MailQueue(service: configuration.mail, accounts: accounts, clock: clock)
         AccountRoutes(accounts: accounts, database: database, hooks: hooks, moderation: moderation, mail: mail, limits: limits).register(on: router)
@@ -223,6 +228,20 @@ public final class Application: Sendable {
         ModerationRoutes(lists: lists, moderation: moderation, clock: clock).register(on: router)
         NotificationRoutes(lists: lists, installations: installations, clock: clock).register(on: router)
         return router.build()
+    }
+
+    /// The responder of the `--metrics-listen` listener: `/metrics` (with the token check when
+    /// there is one) and nothing else, 404. No session, no rate limit: it is meant for a
+    /// loopback or private address that only the scraper reaches.
+    public func makeMetricsResponder() -> Responder<Accounts.Identity> {
+        let router = RouterBuilder<Accounts.Identity>(logger: logger, mapError: APIErrors.map)
+        router.add(middleware: MetricsMiddleware(registry: metrics))
+        operations.registerMetrics(on: router)
+        return router.build()
+    }
+
+    private var operations: OperationsRoutes {
+        OperationsRoutes(database: database, metrics: metrics, metricsToken: configuration.metricsToken)
     }
 
     /// Starts what a running server does in the background: the workers of the outbox lanes it

@@ -26,6 +26,8 @@ enum ServeCommand {
             .init("max-connections-per-ip", "N", "open connections one client address may hold (64)"),
             .init("header-timeout", "DURATION", "a request head must be complete within it, from accept or the previous response (10s)"),
             .init("outbox-workers", "LANES", "background work this server runs: all, none, or some of feed,notify,push,mail; servers on one PostgreSQL share it (all)"),
+            .init("metrics-token", "TOKEN", "/metrics then needs Authorization: Bearer TOKEN, else 401 (open)"),
+            .init("metrics-listen", "HOST:PORT", "serve /metrics only on this second address, say loopback or a private network; the main one answers 404 for it"),
             CommonOptions.logLevel,
         ] + PushOptions.flags + MailOptions.flags + LimitOptions.flags
     )
@@ -48,9 +50,15 @@ enum ServeCommand {
         configuration.mailRetryBaseMillis = try options.duration("mail-retry-base", defaultMillis: 30_000)
         configuration.limits = try LimitOptions.limits(options)
         configuration.outboxLanes = try outboxLanes(options.string("outbox-workers", default: "all"))
+        configuration.metricsToken = options.string("metrics-token")
+        if configuration.metricsToken?.isEmpty == true {
+            throw Options.UsageError(description: "--metrics-token must not be empty")
+        }
+        let metricsAddress = try options.string("metrics-listen").map { try listenAddress($0, flag: "metrics-listen") }
+        configuration.metricsOnOwnListener = metricsAddress != nil
 
         var server = ServerConfiguration()
-        (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"))
+        (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"), flag: "listen")
         // One serving thread per core: MHD threads each run an event loop, and more of them
         // than cores only adds context switches (measured in BENCHMARKS.md).
         server.threads = try options.int("threads", default: CPUs.usable, range: 1...256)
@@ -71,12 +79,15 @@ enum ServeCommand {
         let application = try Application(configuration: configuration, logger: logger, openDatabase: try CommonOptions.openDatabase(options))
         defer { application.close() }
         let http = HTTPServer(configuration: server, responder: application.makeResponder(), logger: logger, metrics: application.metrics)
-        // HTTPServer logs `listening` with the bound address once it accepts connections.
+        // HTTPServer logs `listening` with the bound address once it accepts connections; the
+        // main listener's line comes first (scripts and tests wait for it).
         try http.start()
+        let metricsServer = try metricsAddress.map { try startMetricsListener($0, like: server, application: application, logger: logger) }
         application.startBackgroundWork()
 
         let signal = StopSignals.wait()
         logger.info("stopping", ["signal": signal])
+        metricsServer?.shutdown(gracePeriodSeconds: 1)
         http.shutdown(gracePeriodSeconds: 10)
         logger.info("stopped")
         return 0
@@ -99,10 +110,31 @@ enum ServeCommand {
         }
     }
 
-    /// Splits `host:port` (IPv4 or a name; `[::1]:8080` for IPv6).
-    static func listenAddress(_ text: String) throws -> (String, Int) {
+    /// `--metrics-listen`: a second, small HTTP server with only `/metrics`. It logs `listening`
+    /// with `"listener":"metrics"`. Its own HTTP counters and gauges go to a registry of their
+    /// own, which nobody reads: registering them in the application's would replace the main
+    /// listener's gauges (a gauge is one reader per name) with this one's.
+    static func startMetricsListener(
+        _ address: (String, Int), like main: ServerConfiguration, application: Application, logger: Logger
+    ) throws -> HTTPServer {
+        var configuration = ServerConfiguration()
+        (configuration.host, configuration.port) = address
+        configuration.threads = 1
+        configuration.offloadThreads = 1
+        configuration.blockingThreads = 1
+        configuration.maxConnections = 64
+        configuration.maxConnectionsPerAddress = 16
+        configuration.headerTimeoutMillis = main.headerTimeoutMillis
+        let server = HTTPServer(configuration: configuration, responder: application.makeMetricsResponder(),
+                                logger: logger.with("listener", "metrics"), metrics: MetricsRegistry())
+        try server.start()
+        return server
+    }
+
+    /// Splits `host:port` (IPv4 or a name; `[::1]:8080` for IPv6), the value of `--<flag>`.
+    static func listenAddress(_ text: String, flag: String) throws -> (String, Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
-            throw Options.UsageError(description: "--listen is host:port, such as 127.0.0.1:8080")
+            throw Options.UsageError(description: "--\(flag) is host:port, such as 127.0.0.1:8080")
         }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

@@ -30,6 +30,21 @@ final class ConsoleBrowserTests: ServerTestCase {
                        "the console never assigns HTML")
     }
 
+    /// No page of ours may be framed (clickjacking): every console file says so both ways,
+    /// `frame-ancestors 'none'` for browsers that read CSP and `X-Frame-Options: DENY` for those
+    /// that do not, as the account pages do.
+    func testEveryConsoleFileAndAccountPageRefusesFraming() throws {
+        for path in ["/console/", "/console", "/console/index.html", "/console/console.js", "/console/console.css",
+                     "/account/verify?token=abc", "/account/reset?token=abc", "/account/account.js", "/account/account.css"] {
+            let result = try client.request("GET", path)
+            XCTAssertEqual(result.status, 200, path)
+            XCTAssertEqual(result.headers["X-Frame-Options"], "DENY", path)
+            XCTAssertTrue(result.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true, path)
+            XCTAssertEqual(result.headers["X-Content-Type-Options"], "nosniff", path)
+            XCTAssertEqual(result.headers["Referrer-Policy"], "no-referrer", path)
+        }
+    }
+
     func testModeratorHidesAFlaggedVideoInAHeadlessBrowser() throws {
         let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
             ?? Self.packageRoot.appendingPathComponent(".build/venv/bin/python3").path

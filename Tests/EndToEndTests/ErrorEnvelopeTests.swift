@@ -34,6 +34,22 @@ final class ErrorEnvelopeTests: ServerTestCase {
         }
     }
 
+    /// API.md: a JSON object with the same key twice is 400 `bad_request`, at any depth and
+    /// however the key is spelled, so a proxy that reads the first value never sees another
+    /// request than the server does.
+    func testADuplicateKeyAtAnyDepthIsBadRequest() throws {
+        let name = Fake.username(), email = Fake.email(for: Fake.username()), password = Fake.password()
+        for (label, body) in [
+            ("username twice", #"{"username":"\#(name)","email":"\#(email)","password":"\#(password)","username":"\#(name)x"}"#),
+            ("the second spelled with an escape", #"{"username":"\#(name)","email":"\#(email)","password":"\#(password)","user\u006eame":"\#(name)x"}"#),
+            ("inside an ignored member", #"{"username":"\#(name)","email":"\#(email)","password":"\#(password)","extra":[{"a":1,"a":2}]}"#),
+        ] {
+            assertError(try client.request("POST", "/v1/users", body: Data(body.utf8)), 400, "bad_request", label)
+        }
+        let once = #"{"username":"\#(name)","email":"\#(email)","password":"\#(password)","extra":[{"a":1},{"a":2}]}"#
+        XCTAssertEqual(try client.request("POST", "/v1/users", body: Data(once.utf8)).status, 201, "the same key in two objects is no duplicate")
+    }
+
     func testEmptyBodyIsRefusedWithEnvelope() throws {
         let result = try client.request("POST", "/v1/users", body: Data())
         XCTAssertEqual(result.status, 400, "\(result)")

@@ -20,6 +20,27 @@ final class RequestHeadScreenTests: XCTestCase {
         XCTAssertFalse(RequestHeadScreen.refuses(Array("GET /".utf8)), "a line still arriving")
     }
 
+    /// RFC 9112 section 5.2: obs-fold (a field line starting with SP or HTAB) is refused, since
+    /// libmicrohttpd 0.9.75 would splice it onto the previous field where a proxy may not.
+    func testObsFoldIsRefused() {
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\r\n chunked\r\n\r\n".utf8)), "a folded Transfer-Encoding")
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\r\nHost: x\r\nX-A: one\r\n\ttwo\r\n\r\n".utf8)), "folded with a tab")
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\r\n Host: x\r\n\r\n".utf8)), "whitespace before the first field")
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\nHost: x\n two\n\n".utf8)), "after bare LF line ends")
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\r\nHost: x\r\n ".utf8)), "in a head still arriving")
+        XCTAssertEqual(RequestHeadScreen.refusal(Array("GET / HTTP/1.1\r\nA: b\r\n c\r\n\r\n".utf8)), .obsFold)
+    }
+
+    /// RFC 9112 section 2.2: a CR not followed by LF is invalid; libmicrohttpd ends a line there.
+    func testABareCRIsRefused() {
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\r\nHost: x\r\nX-A: a\rX-B: b\r\n\r\n".utf8)), "in a field value")
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET /a\rb HTTP/1.1\r\nHost: x\r\n\r\n".utf8)), "in the request line")
+        XCTAssertTrue(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\r\nHost: x\r\r\n\r\n".utf8)), "a CR before a CRLF")
+        XCTAssertEqual(RequestHeadScreen.refusal(Array("GET / HTTP/1.1\r\nA: b\rc\r\n\r\n".utf8)), .bareCR)
+        XCTAssertFalse(RequestHeadScreen.refuses(Array("GET / HTTP/1.1\r\nHost: x\r".utf8)), "a CR that may yet be followed by its LF")
+        XCTAssertFalse(RequestHeadScreen.refuses(Array("POST / HTTP/1.1\r\nContent-Length: 6\r\n\r\n a\rb\r".utf8)), "a body may hold CRs and start with a space")
+    }
+
     func testValidHeadsAndBodiesPass() {
         XCTAssertFalse(RequestHeadScreen.refuses(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
         XCTAssertFalse(RequestHeadScreen.refuses(Array("\r\n\r\nGET / HTTP/1.1\r\n\r\n".utf8)), "empty lines before the request line")

@@ -27,6 +27,8 @@ final class JSONBodyTests: XCTestCase {
         expectError("bad_request") {
             _ = try JSONBody.parse(body(String(repeating: "{\"a\":", count: 65) + "1" + String(repeating: "}", count: 65)))
         }
+        expectError("bad_request") { _ = try JSONBody.parse(body(#"{"username":"a","username":"b"}"#)) }
+        expectError("bad_request") { _ = try JSONBody.parse(body(#"{"settings":{"likes":true,"likes":false}}"#)) }
         do {
             _ = try JSONBody.parse(body(""))
         } catch {

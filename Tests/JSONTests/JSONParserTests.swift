@@ -29,6 +29,33 @@ final class JSONParserTests: XCTestCase {
 
     /// A number beyond Double's range is still JSON: it parses as an infinity, so the field
     /// that receives it can refuse it by name.
+    /// RFC 8259 leaves duplicate names to the receiver; request bodies refuse them at any depth
+    /// (API.md), comparing keys once unescaped, so no two readers of one body can disagree.
+    func testDuplicateKeysAreRefusedWhenAskedAtAnyDepth() throws {
+        func refused(_ s: String) -> JSONParseError? {
+            do {
+                _ = try JSONValue.parse(Array(s.utf8), duplicateKeys: .refuse)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        for text in [#"{"a":1,"a":2}"#, #"{"a":1,"b":2,"a":1}"#, #"{"k":{"a":null,"a":null}}"#, #"[1,[{"x":[{"a":1,"a":[]}]}]]"#,
+                     #"{"a":1,"\u0061":2}"#, #"{"é":1,"\u00e9":2}"#, #"{"":1,"":2}"#,
+                     // Swift compares strings by canonical equivalence, so the object would hold
+                     // one of these two spellings of é; refusing is the side that never picks one.
+                     #"{"é":1,"e\u0301":2}"#] {
+            let error = refused(text)
+            XCTAssertEqual(error?.reason, "duplicate key", text)
+        }
+        XCTAssertEqual(refused(#"{"a":1, "a":2}"#)?.offset, 8, "the offset is the second key's opening quote")
+        XCTAssertFalse(refused(#"{"secret-name":1,"secret-name":2}"#)?.description.contains("secret") ?? true, "the error never echoes the key")
+        for text in [#"{"a":1,"b":{"a":2}}"#, #"[{"a":1},{"a":2}]"#, #"{"a":1,"A":2}"#] {
+            XCTAssertNil(refused(text), "\(text): not the same key twice in one object")
+        }
+        XCTAssertEqual(try parse(#"{"a":1,"a":2}"#), .object(["a": .int(2)]), "by default the last value wins")
+    }
+
     func testHugeNumbersParseAsInfinities() throws {
         XCTAssertEqual(try parse("1e400"), .double(.infinity))
         XCTAssertEqual(try parse("-1e400"), .double(-.infinity))

@@ -164,7 +164,7 @@ final class ServerCore: Sendable {
     let offloadRejected: Counter
     /// Queued requests dropped because their client had closed the connection before their turn.
     let abandoned: Counter
-    /// Connections refused by the head screen (a NUL in the request head).
+    /// Connections refused by the head screen (RequestHeadScreen: a NUL, obs-fold, a bare CR, ...).
     let malformedHeads: Counter
     /// Request-head deadlines of open connections.
     let deadlines: HeadDeadlines
@@ -185,7 +185,7 @@ final class ServerCore: Sendable {
         abandoned = metrics.counter(
             "pacenote_http_abandoned_total", help: "Queued requests not run because their client had closed the connection first.")
         malformedHeads = metrics.counter(
-            "pacenote_http_malformed_heads_total", help: "Connections answered 400 and closed for a NUL byte in the request head.")
+            "pacenote_http_malformed_heads_total", help: "Connections answered 400 and closed for a malformed request head (a NUL byte, obs-fold, a bare CR, a broken request line).")
         let headTimeouts = metrics.counter(
             "pacenote_http_header_timeouts_total", help: "Connections closed because their request head was not complete in time.")
         let floodLog = RateLimitedLog(logger: logger)

@@ -25,7 +25,11 @@ import Glibc
 // - a Content-Length that lies: too short leaves extra bytes that MHD parses as the next
 //   request (garbage there closes the connection); too long waits for the rest until the
 //   connection timeout (connectionTimeoutSeconds).
-// - Content-Length together with Transfer-Encoding: refused by us (400, connection closed).
+// What MHD accepts but a proxy in front may frame differently is refused by us, with the
+// envelope and the connection closed: obs-fold and bare CRs in a connection's first bytes
+// (RequestHeadScreen; MHD rewrites both before we see the fields), and on every request
+// Content-Length beside Transfer-Encoding or differing Content-Lengths, a transfer coding other
+// than chunked (501), whitespace before a field's colon, no Host on HTTP/1.1 or two (HeadFraming).
 
 /// Per-request state, created on the first access-handler call.
 final class RequestBox: Sendable {
@@ -219,15 +223,13 @@ extension ServerCore {
         conCls.pointee = Unmanaged.passRetained(box).toOpaque()
         inFlight.add(1, ordering: .relaxed)
 
-        // MHD 0.9.75 uses the first of several Content-Length headers; differing values are a
-        // request-smuggling shape, so they are refused as malformed (400, connection closed).
-        // Content-Length beside Transfer-Encoding is the other smuggling shape: RFC 9112 section 6.1
-        // lets a server refuse it and requires the connection closed after answering.
-        let lengths = headers.filter { asciiCaseInsensitiveEquals($0.0, "Content-Length") }.map(\.1)
-        let chunked = headers.contains { asciiCaseInsensitiveEquals($0.0, "Transfer-Encoding") }
-        let contentLength = Set(lengths).count > 1 || (chunked && !lengths.isEmpty) ? "conflicting" : lengths.first
+        // Smuggling shapes in the parsed fields (differing Content-Lengths, Content-Length beside
+        // Transfer-Encoding, an unknown transfer coding, whitespace before a colon, no Host or
+        // two): refused on this first call, which makes MHD close the connection after the answer.
+        let framing = HeadFraming(headers: headers, version: version.map { String(cString: $0) } ?? "")
         let action = box.upload.withLock {
-            $0.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: contentLength, malformedURL: malformedURL)
+            $0.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: framing.contentLength,
+                     malformedURL: malformedURL, refusal: framing.refusal)
         }
         return perform(action, box: box, connection: connection)
     }

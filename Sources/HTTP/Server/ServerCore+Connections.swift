@@ -12,7 +12,7 @@ extension ServerCore {
     func screenFirstBytes(of record: ConnectionRecord) {
         var peeked = [UInt8](repeating: 0, count: 2_048)
         let count = peeked.withUnsafeMutableBytes { recv(record.socket, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
-        guard count > 0, RequestHeadScreen.refuses(peeked[0..<count]) else { return }
+        guard count > 0, let refusal = RequestHeadScreen.refusal(peeked[0..<count]) else { return }
         record.refuse()
         malformedHeads.increment()
         // Read what was peeked (and whatever else is waiting, within reason) so that the close
@@ -28,7 +28,7 @@ extension ServerCore {
         _ = answer.withUnsafeBytes { send(record.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         // MHD, on its first read, finds end-of-file and closes the connection through its usual path.
         _ = shutdown(record.socket, Int32(SHUT_RDWR))
-        floodLog.warning(kind: "malformed head", "malformed request head refused", ["status": "400"])
+        floodLog.warning(kind: "malformed head", "malformed request head refused", ["status": "400", "reason": refusal.rawValue])
     }
 
     /// Whether the client of `connection` has closed it (or reset it): the kernel has its FIN

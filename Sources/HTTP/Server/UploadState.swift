@@ -45,8 +45,12 @@ struct UploadState {
         self.maxHeaderBytes = maxHeaderBytes
     }
 
-    /// First call: check sizes the client declared before reading anything.
-    mutating func begin(requestLineBytes: Int, headerBytes: Int, contentLength: String?, malformedURL: Bool = false) -> Action {
+    /// First call: check sizes the client declared before reading anything. `refusal` is the
+    /// answer `HeadFraming` chose for the head's framing, if any; it comes after the URL and
+    /// size checks.
+    mutating func begin(
+        requestLineBytes: Int, headerBytes: Int, contentLength: String?, malformedURL: Bool = false, refusal framing: APIError? = nil
+    ) -> Action {
         guard case .awaitingFirstCall = phase else { return .close }
         var rejection: APIError?
         if malformedURL {
@@ -55,6 +59,8 @@ struct UploadState {
             rejection = APIError(status: 414, code: "bad_request", message: "Request line is too long.")
         } else if headerBytes > maxHeaderBytes {
             rejection = APIError(status: 431, code: "bad_request", message: "Request headers are too large.")
+        } else if let framing {
+            rejection = framing
         } else if let contentLength {
             let trimmed = contentLength.trimmingASCIIWhitespace()
             if let declared = UInt64(trimmed), !trimmed.isEmpty {

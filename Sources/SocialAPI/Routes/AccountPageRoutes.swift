@@ -48,10 +48,7 @@ struct AccountPageRoutes {
         Response(status: 200, headers: Self.securityHeaders + [("Content-Type", type), ("Cache-Control", "public, max-age=3600")], body: bytes)
     }
 
-    static let securityHeaders: [(String, String)] = [
-        ("Content-Security-Policy", contentSecurityPolicy), ("Referrer-Policy", "no-referrer"),
-        ("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"),
-    ]
+    static let securityHeaders = PageHeaders.security(contentSecurityPolicy: contentSecurityPolicy)
 }
 
 /// The HTML of an account page: static markup, the words in `data-*` attributes for the script.

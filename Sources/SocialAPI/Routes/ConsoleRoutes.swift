@@ -4,16 +4,15 @@ import HTTP
 /// The moderation console (`/console/`): static HTML, CSS and JavaScript embedded in the binary
 /// (`Sources/SocialAPI/Console`), loaded without a session; every API call it makes needs one.
 ///
-/// Served with a Content-Security-Policy that allows scripts, styles and everything else from
-/// this origin only (no inline script or style), images also from YouTube's thumbnail host,
-/// no framing, no `<base>`, forms posting only here; `nosniff` so a file is never run as
-/// another type, and no Referer leaves the console.
+/// Every file is served with `PageHeaders`: a Content-Security-Policy that allows scripts,
+/// styles and everything else from this origin only (no inline script or style), images also
+/// from YouTube's thumbnail host, no framing (and `X-Frame-Options: DENY`), no `<base>`, forms
+/// posting only here; `nosniff`, and no Referer leaves the console.
 struct ConsoleRoutes {
-    static let securityHeaders: [(String, String)] = [
-        ("Content-Security-Policy", "default-src 'self'; img-src 'self' https://i.ytimg.com; script-src 'self'; style-src 'self'; "
-            + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer"),
+    static let contentSecurityPolicy = "default-src 'self'; img-src 'self' https://i.ytimg.com; script-src 'self'; style-src 'self'; "
+        + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+    static let securityHeaders: [(String, String)] = PageHeaders.security(contentSecurityPolicy: contentSecurityPolicy) + [
         // A new release's files are fetched again rather than mixed with cached old ones.
         ("Cache-Control", "no-cache"),
     ]

@@ -20,6 +20,13 @@ struct RawExchange: CustomStringConvertible {
         return Int(parts[1])
     }
 
+    /// `error.code` of a JSON error envelope in the first response's body, if there is one.
+    var errorCode: String? {
+        guard let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound,
+              let object = try? JSONSerialization.jsonObject(with: Data(received[end...])) as? [String: Any] else { return nil }
+        return (object["error"] as? [String: Any])?["code"] as? String
+    }
+
     var description: String {
         let text = String(decoding: received.prefix(300), as: UTF8.self)
         return "\(closedByServer ? "closed" : "still open") after \(received.count) bytes: \(text.debugDescription)"
