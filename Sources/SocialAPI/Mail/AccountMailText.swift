@@ -23,24 +23,29 @@ struct AccountMailText: Equatable {
         }
     }
 
-    private init(locale: AccountLocale, subject: String, greeting: String, body: String, ignore: String) {
+    /// The plain text and the HTML of one mail: a greeting, the body, the action's link if
+    /// there is one, and the closing line.
+    private init(locale: AccountLocale, subject: String, greeting: String, body: String, action: (label: String, link: String)? = nil,
+                 ignore: String) {
         self.subject = subject
-        text = [greeting, "", body, "", ignore, ""].joined(separator: "\n")
+        let actionLines = action.map { ["\($0.label):", $0.link, ""] } ?? []
+        text = ([greeting, "", body, ""] + actionLines + [ignore, ""]).joined(separator: "\n")
         let e = Self.escape
+        let actionParagraph = action.map { "<p><a href=\"\(e($0.link))\">\(e($0.label))</a></p>\n" } ?? ""
         html = """
             <!DOCTYPE html>
             <html lang="\(locale.rawValue)"><head><meta charset="utf-8"><title>\(e(subject))</title></head>
             <body>
             <p>\(e(greeting))</p>
             <p>\(e(body))</p>
-            <p>\(e(ignore))</p>
+            \(actionParagraph)<p>\(e(ignore))</p>
             </body></html>
 
             """
     }
 
     init(purpose: AccountTokenPurpose, locale: AccountLocale, username: String, link: String) {
-        let greeting: String, body: String, action: String, ignore: String
+        let subject: String, greeting: String, body: String, action: String, ignore: String
         switch (purpose, locale) {
         case (.verifyEmail, .english):
             subject = "Confirm your email address"
@@ -67,19 +72,7 @@ struct AccountMailText: Equatable {
             action = "Elegir una contraseña nueva"
             ignore = "Si no fuiste tú, ignora este correo: tu contraseña no cambia."
         }
-        text = [greeting, "", body, "", "\(action):", link, "", ignore, ""].joined(separator: "\n")
-        let e = Self.escape
-        html = """
-            <!DOCTYPE html>
-            <html lang="\(locale.rawValue)"><head><meta charset="utf-8"><title>\(e(subject))</title></head>
-            <body>
-            <p>\(e(greeting))</p>
-            <p>\(e(body))</p>
-            <p><a href="\(e(link))">\(e(action))</a></p>
-            <p>\(e(ignore))</p>
-            </body></html>
-
-            """
+        self.init(locale: locale, subject: subject, greeting: greeting, body: body, action: (action, link), ignore: ignore)
     }
 
     /// HTML text and attribute escaping (usernames are restricted, but links come from configuration).
