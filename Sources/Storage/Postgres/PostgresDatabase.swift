@@ -23,7 +23,8 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
         /// Writer sessions. Unlike SQLite's single writer, writes run side by side.
         public var writers: Int = 8
         /// `statement_timeout` of every session, in milliseconds (0: none). A statement past it
-        /// is cancelled by the server and answers `StorageError.busy`.
+        /// is cancelled by the server and answers `StorageError.busy`. Migrations run without
+        /// it (`Migrator` lifts it, and `lock_timeout`, for their own transactions).
         public var statementTimeoutMillis: Int = 30_000
         public var connectTimeoutSeconds: Int = 5
         /// How long a read or write waits for a free session before it answers `.busy`.
