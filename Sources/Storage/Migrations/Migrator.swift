@@ -34,14 +34,18 @@ public struct Migrator: Sendable {
                 // found nothing recorded and ran the change again ("relation already exists").
                 let ran = try database.write(isolation: .readCommitted) { connection in
                     try Self.liftTimeouts(on: connection)
-                    // Several servers may start at once on one PostgreSQL: the first to take this
-                    // lock (held until its transaction ends) applies the change, the others find
-                    // it recorded. SQLite's single writer serialises this already.
+                    // Several servers may start at once on one database (or `serve` beside
+                    // `import-parse`): the first to get here applies the change, the others find
+                    // it recorded. What `applied` answered may be stale by now, so the record is
+                    // read again inside the change's own transaction, after the wait: PostgreSQL
+                    // writers wait on this lock (held until the transaction ends); SQLite's
+                    // BEGIN IMMEDIATE already made this the only writer of the file, in any
+                    // process, so the read is exact there.
                     if connection.dialect == .postgres {
                         try connection.execute("SELECT pg_advisory_xact_lock(\(Self.advisoryLock))")
-                        let recorded = try connection.fetchValue("SELECT count(*) FROM schema_migrations WHERE name = \(migration.name)", as: Int.self)
-                        if recorded != 0 { return false }
                     }
+                    let recorded = try connection.fetchValue("SELECT count(*) FROM schema_migrations WHERE name = \(migration.name)", as: Int.self)
+                    if recorded != 0 { return false }
                     try connection.executeScript(SQL(unsafeSQL: migration.sql))
                     try connection.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(now))")
                     return true
