@@ -19,10 +19,8 @@ final class Maintenance {
             do {
                 let removed = try accounts.purgeExpired()
                 let now = SystemClock().nowMillis()
-                try database.write { connection in
-                    try Outbox().purgeDone(before: now - 86_400_000, on: connection)
-                    try NotificationStore().purgeRecentPushes(before: now - 3_600_000, on: connection)
-                }
+                try Outbox().purgeDone(before: now - 86_400_000, in: database)
+                try database.write { connection in try NotificationStore().purgeRecentPushes(before: now - 3_600_000, on: connection) }
                 if removed > 0 { logger.info("expired sessions removed", ["count": String(removed)]) }
             } catch {
                 logger.warning("maintenance failed", ["error": String(describing: error)])

@@ -24,6 +24,15 @@ public enum StorageError: Error, Sendable, SafelyDescribedError {
     case unstorableText
     /// Anything else the driver reported, kept whole.
     case driver(any DriverError)
+    /// A PostgreSQL transaction that a failed statement had aborted, though the closure went on
+    /// as if it had not (it caught the error, say with `try?`): COMMIT rolled everything back.
+    /// `cause` is that failure (nil if the session did not see it). A bug in the closure, and
+    /// never run again: the closure chose to go past a failure, and a second run would do the
+    /// same. A conflict or a busy server swallowed this way is answered as itself instead
+    /// (`PostgresDatabase`), so that the write is run again or answers 503, as it would have
+    /// had the closure let the error through. SQLite never answers this: a failed statement
+    /// there undoes only itself.
+    indirect case transactionAborted(cause: StorageError?)
 
     public var description: String {
         switch self {
@@ -36,6 +45,8 @@ public enum StorageError: Error, Sendable, SafelyDescribedError {
         case .decoding(let column, let expected): return "column \(column) is not \(expected)"
         case .unstorableText: return "a text value holds a NUL character, which the database cannot store"
         case .driver(let error): return error.description
+        case .transactionAborted(let cause):
+            return "transaction aborted by a failure it went on past, nothing committed: \(cause?.description ?? "cause unknown")"
         }
     }
 

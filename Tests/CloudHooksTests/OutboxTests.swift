@@ -261,3 +261,82 @@ final class OutboxWorkerTests: XCTestCase {
         XCTAssertEqual(try temp.count("effects"), 1)
     }
 }
+
+/// The daily purge of finished jobs, on the database `TestDatabase` chooses.
+final class OutboxPurgeTests: XCTestCase {
+    /// More finished jobs than a batch go in several statements, each in a write transaction of
+    /// its own: one transaction deleting them all held the writer for as long as it took
+    /// (every other write waiting on SQLite) and could outgrow memory.
+    func testPurgeDeletesOldFinishedJobsInBoundedBatches() throws {
+        let temp = try TemporaryDatabase(migrated: true)
+        let before: Int64 = 1_000_000
+        try temp.database.write { c in
+            for n in 0..<2_500 {
+                try c.execute("""
+                    INSERT INTO outbox (kind, payload, state, attempts, available_at, created_at, finished_at, lane)
+                    VALUES ('k', '{}', 'done', 1, 0, 0, \(Int64(n)), 'feed')
+                    """)
+            }
+            // What stays: finished since `before`, dead (for an operator), not run yet.
+            try c.execute("""
+                INSERT INTO outbox (kind, payload, state, attempts, available_at, created_at, finished_at, lane) VALUES
+                ('recent', '{}', 'done', 1, 0, 0, \(before), 'feed'),
+                ('dead', '{}', 'dead', 9, 0, 0, 1, 'feed'),
+                ('pending', '{}', 'pending', 0, 0, 0, NULL, 'feed')
+                """)
+        }
+        let database = CountingDatabase(temp.database)
+        let batches = try Outbox().purgeDone(before: before, in: database, batch: 1_000)
+        XCTAssertEqual(batches, [1_000, 1_000, 500])
+        XCTAssertEqual(database.transactions, [[1_000], [1_000], [500]], "one statement a transaction, none past the batch")
+        let left = try temp.database.read { c in try c.fetchAll("SELECT kind FROM outbox ORDER BY kind").map { try $0.decode("kind", as: String.self) } }
+        XCTAssertEqual(left, ["dead", "pending", "recent"])
+        XCTAssertEqual(try Outbox().purgeDone(before: before, in: database, batch: 1_000), [0], "nothing left to purge: one empty batch")
+    }
+}
+
+/// Forwards to a database and keeps, for each write transaction, the rows each of its
+/// statements changed.
+private final class CountingDatabase: Database, Sendable {
+    private let base: any Database
+    private let recorded = Mutex<[[Int]]>([])
+
+    init(_ base: any Database) { self.base = base }
+
+    var transactions: [[Int]] { recorded.withLock { $0 } }
+    var dialect: SQLDialect { base.dialect }
+    var readerUsage: (inUse: Int, total: Int) { base.readerUsage }
+    func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T { try base.read(body) }
+    func ping() -> Bool { base.ping() }
+    func close() { base.close() }
+
+    func write<T>(isolation: WriteIsolation, _ body: (any DatabaseConnection) throws -> T) throws -> T {
+        let (result, changes) = try base.write(isolation: isolation) { connection in
+            let counting = CountingConnection(connection)
+            return (try body(counting), counting.changes)
+        }
+        recorded.withLock { $0.append(changes) }
+        return result
+    }
+}
+
+/// Forwards to a connection and keeps what each `execute` answered.
+private final class CountingConnection: DatabaseConnection {
+    let base: any DatabaseConnection
+    private(set) var changes: [Int] = []
+
+    init(_ base: any DatabaseConnection) { self.base = base }
+
+    var dialect: SQLDialect { base.dialect }
+
+    func execute(_ sql: SQL) throws(StorageError) -> Int {
+        let changed = try base.execute(sql)
+        changes.append(changed)
+        return changed
+    }
+
+    func fetchAll(_ sql: SQL) throws(StorageError) -> [Row] { try base.fetchAll(sql) }
+    func fetchAll<T>(_ sql: SQL, reading read: (inout RowReader) throws -> T) throws -> [T] { try base.fetchAll(sql, reading: read) }
+    func fetchOne(_ sql: SQL) throws(StorageError) -> Row? { try base.fetchOne(sql) }
+    func executeScript(_ sql: SQL) throws(StorageError) { try base.executeScript(sql) }
+}

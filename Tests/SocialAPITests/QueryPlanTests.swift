@@ -225,6 +225,17 @@ final class QueryPlanTests: XCTestCase {
         XCTAssertFalse(plans[0].contains("outbox_lane_ready"), plans[0])
     }
 
+    /// A batch of the purge of finished jobs walks the table as the single DELETE it replaced
+    /// did (in seq order, stopping at the batch's size; no index leads with `state` or
+    /// `finished_at`), then deletes each row by its primary key: no sort, no second scan.
+    func testOutboxPurgeBatchScansOnceAndDeletesByPrimaryKey() throws {
+        let plans = try plans { c in _ = try Outbox().purgeDone(before: 1, limit: 1_000, on: c) }
+        XCTAssertEqual(plans.count, 1)
+        XCTAssertTrue(plans[0].contains("SEARCH outbox USING INTEGER PRIMARY KEY (rowid=?)"), plans[0])
+        XCTAssertEqual(plans[0].components(separatedBy: "SCAN outbox").count, 2, "one scan: \(plans[0])")
+        XCTAssertFalse(plans[0].contains("TEMP B-TREE"), plans[0])
+    }
+
     /// Marking read walks one range of the reader's inbox index, bounded below by the newest
     /// read row (itself found down the same index): no index of unread rows since 0015, and
     /// no scan of the reader's whole inbox.

@@ -200,6 +200,82 @@ final class PostgresDatabaseTests: XCTestCase {
         XCTAssertEqual(temp.database.conflictRetries, 0)
     }
 
+    /// A statement that fails aborts a PostgreSQL transaction, whatever the body does with the
+    /// error: COMMIT then rolls back (it answers the tag ROLLBACK, not an error). A body that
+    /// swallowed the failure (`try?`) and returned must not be told its write committed.
+    func testAWriteWhoseBodySwallowedAFailureThrowsAndCommitsNothing() throws {
+        let temp = try temporary()
+        _ = try temp.database.write { try $0.execute("CREATE TABLE kept (n BIGINT NOT NULL)") }
+        XCTAssertThrowsError(try temp.database.write { c in
+            try c.execute("INSERT INTO kept VALUES (1)")
+            _ = try? c.execute("SELECT 1 / 0")
+        }) { error in
+            guard case StorageError.transactionAborted(let cause?) = error, case .driver(let driver as PostgresError) = cause else {
+                return XCTFail("\(error)")
+            }
+            XCTAssertEqual(driver.sqlstate, "22012", "the cause is the failure the body swallowed")
+        }
+        XCTAssertEqual(try temp.database.read { try $0.fetchValue("SELECT count(*) FROM kept", as: Int.self) }, 0)
+        XCTAssertEqual(temp.database.conflictRetries, 0, "an aborted transaction whose cause is not a conflict is not run again")
+    }
+
+    /// A serialization failure the body swallowed is still a conflict: the write runs again,
+    /// from the start, as if the body had let it through, and what the second run wrote commits.
+    func testASwallowedSerializationFailureIsRetried() throws {
+        let temp = try temporary()
+        _ = try temp.database.write { try $0.execute("CREATE TABLE kept (n BIGINT NOT NULL)") }
+        var attempts = 0
+        try temp.database.write { c in
+            attempts += 1
+            try c.execute("INSERT INTO kept VALUES (\(attempts))")
+            if attempts == 1 { _ = try? c.executeScript(Self.serializationFailure) }
+        }
+        XCTAssertEqual(attempts, 2)
+        let rows = try temp.database.read { c in try c.fetchAll("SELECT n FROM kept").map { try $0.decode(at: 0, as: Int.self) } }
+        XCTAssertEqual(rows, [2], "only the second run committed")
+        XCTAssertEqual(temp.database.conflictRetries, 1)
+    }
+
+    /// After a swallowed serialization failure the next statement fails with 25P02 ("current
+    /// transaction is aborted"); the write answers the cause, a conflict, and runs again.
+    func testAStatementAfterASwallowedConflictRetriesTheWrite() throws {
+        let temp = try temporary()
+        _ = try temp.database.write { try $0.execute("CREATE TABLE kept (n BIGINT NOT NULL)") }
+        var attempts = 0
+        try temp.database.write { c in
+            attempts += 1
+            if attempts == 1 { _ = try? c.executeScript(Self.serializationFailure) }
+            try c.execute("INSERT INTO kept VALUES (\(attempts))")
+        }
+        XCTAssertEqual(attempts, 2)
+        XCTAssertEqual(try temp.database.read { try $0.fetchValue("SELECT count(*) FROM kept", as: Int.self) }, 1)
+    }
+
+    /// A body that swallowed a serialization failure and then threw an error of its own (a
+    /// lookup under `try?` that answered "not found") decided on a read that failed: the
+    /// transaction is aborted by a conflict, so the write runs again rather than answer the
+    /// body's error.
+    func testAnErrorOfTheBodyAfterASwallowedConflictRetriesTheWrite() throws {
+        struct NotFound: Error {}
+        let temp = try temporary()
+        _ = try temp.database.write { try $0.execute("CREATE TABLE kept (n BIGINT NOT NULL)") }
+        var attempts = 0
+        try temp.database.write { c in
+            attempts += 1
+            if attempts == 1, (try? c.executeScript(Self.serializationFailure)) == nil { throw NotFound() }
+            try c.execute("INSERT INTO kept VALUES (\(attempts))")
+        }
+        XCTAssertEqual(attempts, 2)
+        XCTAssertEqual(try temp.database.read { try $0.fetchValue("SELECT count(*) FROM kept", as: Int.self) }, 1)
+        // A body's own error in a transaction that no failure aborted is answered unchanged.
+        XCTAssertThrowsError(try temp.database.write { _ in throw NotFound() }) { error in XCTAssertTrue(error is NotFound, "\(error)") }
+    }
+
+    /// A real serialization failure (40001) from the server, without racing another writer for it.
+    private static let serializationFailure = SQL(unsafeSQL: """
+        DO $$ BEGIN RAISE EXCEPTION 'could not serialize access' USING ERRCODE = 'serialization_failure'; END $$
+        """)
+
     /// Two threads whose first attempts both read before either writes (each waits, at most
     /// 10 s, for the other's read); answers the first error thrown, if any.
     private func racingWriters(_ database: PostgresDatabase) -> (any Error)? {

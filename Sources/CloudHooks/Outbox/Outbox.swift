@@ -226,8 +226,35 @@ public struct Outbox: Sendable {
             """)
     }
 
-    /// Forgets finished jobs older than `before`; dead ones stay for an operator to look at.
-    public func purgeDone(before: Int64, on connection: any DatabaseConnection) throws {
-        try connection.execute("DELETE FROM outbox WHERE state = 'done' AND finished_at < \(before)")
+    /// Forgets finished jobs older than `before`, `batch` at most a statement, each statement a
+    /// write transaction of its own, until a batch finds fewer; dead ones stay for an operator
+    /// to look at. Answers how many each batch deleted.
+    ///
+    /// In one transaction, a day's worth of jobs held the writer for as long as the delete took
+    /// (every SQLite write waiting behind it) and could spill out of memory; a batch of 1,000
+    /// is a few milliseconds. READ COMMITTED on PostgreSQL (outbox bookkeeping, `WriteIsolation`):
+    /// a serializable scan would conflict with every write enqueueing a job meanwhile, and a
+    /// finished job never changes again, so two servers purging at once only delete fewer.
+    @discardableResult
+    public func purgeDone(before: Int64, in database: any Database, batch: Int = 1_000) throws -> [Int] {
+        var deleted: [Int] = []
+        while true {
+            let count = try database.write(isolation: .readCommitted) { connection in
+                try purgeDone(before: before, limit: batch, on: connection)
+            }
+            deleted.append(count)
+            if count < batch { return deleted }
+        }
+    }
+
+    /// One batch of `purgeDone(before:in:batch:)`. The same walk as the single DELETE it
+    /// replaced (SQLite: `SCAN outbox`, in seq order, where the oldest finished jobs come first;
+    /// no index has `state` or `finished_at` first), stopped at `limit` rows, then each row
+    /// deleted by its primary key.
+    func purgeDone(before: Int64, limit: Int, on connection: any DatabaseConnection) throws -> Int {
+        try connection.execute("""
+            DELETE FROM outbox WHERE seq IN (
+                SELECT seq FROM outbox WHERE state = 'done' AND finished_at < \(before) LIMIT \(limit))
+            """)
     }
 }

@@ -68,8 +68,15 @@ final class Social: Sendable {
     /// the caller's transaction, so that moderation can log it there.
     func deleteComment(id: String, by identity: Accounts.Identity, on connection: any DatabaseConnection) throws -> (comment: Activity, asModerator: Bool) {
         guard let comment = try activities.find(id: id, on: connection), comment.kind == .comment,
-              let videoID = comment.videoID,
-              let video = try? registry.visible(id: videoID, viewer: Viewer(identity), on: connection) else {
+              let videoID = comment.videoID else {
+            throw SocialError.notFound("No such comment.")
+        }
+        // Only the video's being out of sight means "no such comment": a database failure
+        // (a PostgreSQL serialization failure, which `write` runs again) goes through as itself.
+        let video: Video
+        do {
+            video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+        } catch VideoRegistryError.notFound {
             throw SocialError.notFound("No such comment.")
         }
         let ownsIt = comment.fromUserID == identity.userID || video.ownerID == identity.userID

@@ -10,6 +10,7 @@ public struct Migrator: Sendable {
     /// The migrations this database has recorded, in order.
     public func applied(in database: any Database) throws -> [String] {
         try database.write { connection in
+            try Self.liftTimeouts(on: connection)
             try ensureTable(connection)
             return try connection.fetchAll("SELECT name FROM schema_migrations ORDER BY name")
                 .map { try $0.decode("name", as: String.self) }
@@ -32,14 +33,19 @@ public struct Migrator: Sendable {
                 // taken by its first statement, the lock's, before the wait: a server that waited
                 // found nothing recorded and ran the change again ("relation already exists").
                 let ran = try database.write(isolation: .readCommitted) { connection in
-                    // Several servers may start at once on one PostgreSQL: the first to take this
-                    // lock (held until its transaction ends) applies the change, the others find
-                    // it recorded. SQLite's single writer serialises this already.
+                    try Self.liftTimeouts(on: connection)
+                    // Several servers may start at once on one database (or `serve` beside
+                    // `import-parse`): the first to get here applies the change, the others find
+                    // it recorded. What `applied` answered may be stale by now, so the record is
+                    // read again inside the change's own transaction, after the wait: PostgreSQL
+                    // writers wait on this lock (held until the transaction ends); SQLite's
+                    // BEGIN IMMEDIATE already made this the only writer of the file, in any
+                    // process, so the read is exact there.
                     if connection.dialect == .postgres {
                         try connection.execute("SELECT pg_advisory_xact_lock(\(Self.advisoryLock))")
-                        let recorded = try connection.fetchValue("SELECT count(*) FROM schema_migrations WHERE name = \(migration.name)", as: Int.self)
-                        if recorded != 0 { return false }
                     }
+                    let recorded = try connection.fetchValue("SELECT count(*) FROM schema_migrations WHERE name = \(migration.name)", as: Int.self)
+                    if recorded != 0 { return false }
                     try connection.executeScript(SQL(unsafeSQL: migration.sql))
                     try connection.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), \(now))")
                     return true
@@ -51,6 +57,22 @@ public struct Migrator: Sendable {
             appliedNow.append(migration.name)
         }
         return appliedNow
+    }
+
+    /// Lifts PostgreSQL's `statement_timeout` and `lock_timeout` for the rest of the current
+    /// transaction; nothing on SQLite, which has neither.
+    ///
+    /// A migration is meant to run long (an index build on a large table), and a server may wait
+    /// on the migrations' lock for as long as another takes to apply one; under the sessions'
+    /// timeout (30 s, `PostgresDatabase.Configuration`) the server failed at every start.
+    /// `SET LOCAL` ends with the transaction, committed or rolled back, so the pooled session
+    /// keeps its own timeout for everything after. It is done here, not through an option of
+    /// `Database.write`: the migrator is the only caller in a server that needs it (the
+    /// commands that run long, `import-parse`, open a database without the timeout), and an
+    /// option would be a requirement of both drivers that only one can honour.
+    private static func liftTimeouts(on connection: any DatabaseConnection) throws(StorageError) {
+        guard connection.dialect == .postgres else { return }
+        try connection.executeScript("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0")
     }
 
     /// The key of the advisory lock migrations take on PostgreSQL ("pacenote" in ASCII).

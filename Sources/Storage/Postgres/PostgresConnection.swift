@@ -26,6 +26,13 @@ final class PostgresConnection: DatabaseConnection {
     /// was dropped can never collide with one of its successor.
     private var nextStatement = 0
     private var closed = false
+    /// The failure that aborted the transaction `begin` opened, if a statement of it failed:
+    /// the last error a statement raised, the 25P02 ("current transaction is aborted") of the
+    /// statements run after it aside. PostgreSQL ignores every statement after a failure until
+    /// the transaction ends, and COMMIT then rolls back, so this is what went wrong even when
+    /// the caller's code caught the error. A ROLLBACK TO SAVEPOINT recovers the transaction;
+    /// a failure after it replaces this one.
+    private(set) var transactionFailure: StorageError?
 
     init(settings: Settings) {
         self.settings = settings
@@ -127,12 +134,29 @@ final class PostgresConnection: DatabaseConnection {
     // MARK: Statements
 
     /// Runs trusted text through the simple query protocol: several statements at once, no
-    /// parameters, nothing prepared (scripts, transaction control, session settings).
-    func simple(_ text: String) throws(StorageError) {
+    /// parameters, nothing prepared (scripts, transaction control, session settings). Answers
+    /// the command tag of the last statement (`PQcmdStatus`): `COMMIT`, or `ROLLBACK` for the
+    /// COMMIT of an aborted transaction, which the server does not report as an error.
+    @discardableResult
+    func simple(_ text: String) throws(StorageError) -> String {
         try open()
         let result = PQexec(handle, text)
         defer { PQclear(result) }
         try check(result, "PQexec", sql: text)
+        return PQcmdStatus(result).map { String(cString: $0) } ?? ""
+    }
+
+    /// True while the open transaction is aborted (a statement of it failed and no savepoint
+    /// was rolled back to since): libpq's own account of the session, `PQTRANS_INERROR`.
+    var isInFailedTransaction: Bool {
+        guard let handle else { return false }
+        return PQtransactionStatus(handle) == PQTRANS_INERROR
+    }
+
+    /// Opens a transaction with `text` (`BEGIN ...`), forgetting the failure of the last one.
+    func begin(_ text: String) throws(StorageError) {
+        transactionFailure = nil
+        try simple(text)
     }
 
     /// Prepares (once per session) and runs a statement; the caller clears the result.
@@ -180,7 +204,9 @@ final class PostgresConnection: DatabaseConnection {
         }
         let error = makeError(result, function, sql: sql)
         if !isOpen { discard() }
-        throw error.storageError(keyColumns: result.flatMap { field($0, detail) }.flatMap(PostgresError.keyColumns(fromDetail:)))
+        let storageError = error.storageError(keyColumns: result.flatMap { field($0, detail) }.flatMap(PostgresError.keyColumns(fromDetail:)))
+        if error.sqlstate != PostgresError.inFailedTransaction { transactionFailure = storageError }
+        throw storageError
     }
 
     private func makeError(_ result: OpaquePointer?, _ function: String, sql: String) -> PostgresError {

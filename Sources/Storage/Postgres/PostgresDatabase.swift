@@ -23,7 +23,8 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
         /// Writer sessions. Unlike SQLite's single writer, writes run side by side.
         public var writers: Int = 8
         /// `statement_timeout` of every session, in milliseconds (0: none). A statement past it
-        /// is cancelled by the server and answers `StorageError.busy`.
+        /// is cancelled by the server and answers `StorageError.busy`. Migrations run without
+        /// it (`Migrator` lifts it, and `lock_timeout`, for their own transactions).
         public var statementTimeoutMillis: Int = 30_000
         public var connectTimeoutSeconds: Int = 5
         /// How long a read or write waits for a free session before it answers `.busy`.
@@ -138,27 +139,58 @@ public final class PostgresDatabase: Database, @unchecked Sendable {
     private var acquireTimeout: DispatchTimeInterval { .milliseconds(configuration.acquireTimeoutMillis) }
 
     /// Runs `body` between `begin` and COMMIT, rolling back when it throws. The error is
-    /// rethrown unchanged.
+    /// rethrown unchanged, but for the transaction a failure had aborted (below).
+    ///
+    /// A failed statement aborts a PostgreSQL transaction: the statements after it fail with
+    /// 25P02, and COMMIT rolls back, answering the tag `ROLLBACK` rather than an error. A body
+    /// that caught the failure (`try?`) and returned would then be told its write committed,
+    /// and one that went on would report the 25P02 instead of what went wrong. Both answer
+    /// `abortedTransaction(cause:)` instead; a body that threw an error of its own after
+    /// swallowing a conflict answers the conflict.
     private func transaction<T>(
         on connection: PostgresConnection, begin: String, commitSent: inout Bool, _ body: (any DatabaseConnection) throws -> T
     ) throws -> T {
-        try connection.simple(begin)
+        try connection.begin(begin)
         let result: T
         do {
             result = try body(connection)
         } catch {
+            let aborted = connection.isInFailedTransaction
             // A dead session has nothing to roll back (the server did it); skip the round trip.
             if connection.isOpen { _ = try? connection.simple("ROLLBACK") }
+            if case StorageError.driver(let driver as PostgresError) = error, driver.sqlstate == PostgresError.inFailedTransaction {
+                throw Self.abortedTransaction(cause: connection.transactionFailure)
+            }
+            // Whatever the body threw after swallowing a conflict (a lookup under `try?` that
+            // then answered "not found"), it decided on a read that failed: run it again.
+            if aborted, let conflict = connection.transactionFailure, conflict.isTransactionConflict { throw conflict }
             throw error
         }
         commitSent = true
+        let tag: String
         do {
-            try connection.simple("COMMIT")
+            tag = try connection.simple("COMMIT")
         } catch {
             if connection.isOpen { _ = try? connection.simple("ROLLBACK") }
             throw error
         }
+        if tag == "ROLLBACK" { throw Self.abortedTransaction(cause: connection.transactionFailure) }
         return result
+    }
+
+    /// The error of a transaction aborted by `cause`, a failure the body went on past. A
+    /// conflict is answered as itself, so that `write` runs the body again from the start, as
+    /// it would have had the body let the error through: nothing of the aborted run committed,
+    /// and the runs are bounded as every conflict's are (`conflictRetryMillis`). A busy server
+    /// (a statement or lock timeout) is answered as itself too (503). Anything else, or a
+    /// cause the session did not see, is `.transactionAborted`, never run again: the body chose
+    /// to go past a failure it did not expect, and running it again would do the same.
+    private static func abortedTransaction(cause: StorageError?) -> StorageError {
+        switch cause {
+        case let conflict? where conflict.isTransactionConflict: return conflict
+        case .busy?: return .busy
+        default: return .transactionAborted(cause: cause)
+        }
     }
 
     /// Write attempts run again after a serialization failure or deadlock, since start.

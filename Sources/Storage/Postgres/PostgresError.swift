@@ -39,6 +39,7 @@ public struct PostgresError: DriverError {
     static let notNullViolation = "23502"
     static let serializationFailure = "40001"
     static let deadlockDetected = "40P01"
+    static let inFailedTransaction = "25P02"
     static let lockNotAvailable = "55P03"
     static let queryCanceled = "57014"
     static let adminShutdown = "57P01"
