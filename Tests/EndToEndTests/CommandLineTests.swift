@@ -99,11 +99,9 @@ final class CommandLineTests: CommandTestCase {
         let rounds = TestDatabase.isPostgres ? 2 : 40
         let processes = 6
         for round in 1...rounds {
+            // Nothing there yet: the processes also race to create the file and switch it to
+            // WAL mode (SQLiteDatabase.enterWAL).
             let fresh = try TestServer()
-            if fresh.databaseURL == nil {
-                _ = try PrivateFiles.prepare(directory: fresh.dataDir.path, databaseFile: "pacenote.sqlite")
-                try SQLiteDatabase(configuration: .init(path: fresh.sqlitePath)).close()
-            }
             let start = DispatchSemaphore(value: 0)
             let done = DispatchGroup()
             let runs = Locked([Int: (status: Int32, stdout: String, stderr: String)]())

@@ -76,8 +76,7 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         path = configuration.path
         writer = try SQLiteConnection(path: configuration.path, flags: flags, vfs: configuration.vfs)
         try writer.execute(SQL(unsafeSQL: "PRAGMA busy_timeout = \(configuration.busyTimeoutMillis)"))
-        // journal_mode answers with a row, so it goes through fetchOne.
-        _ = try writer.fetchOne("PRAGMA journal_mode = WAL")
+        try Self.enterWAL(writer, waitingAtMost: configuration.busyTimeoutMillis)
         try writer.execute(SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.synchronousFull ? "FULL" : "NORMAL")"))
         try writer.execute("PRAGMA foreign_keys = ON")
         try writer.execute(SQL(unsafeSQL: "PRAGMA temp_store = \(configuration.temporaryStorageInMemory ? "MEMORY" : "FILE")"))
@@ -127,6 +126,23 @@ public final class SQLiteDatabase: Database, @unchecked Sendable {
         let commits = wal.commits.load(ordering: .relaxed)
         guard commits != syncedCommits, (try? checkpointer.syncWAL()) != nil else { return }
         syncedCommits = commits
+    }
+
+    /// Switches a new file to WAL mode (a no-op on one already in it). Several processes opening
+    /// one new file at once (two servers, or `serve` beside `migrate`) race for the switch, and
+    /// the losers get SQLITE_BUSY at once: the busy handler does not cover it. So the loser waits
+    /// and asks again, within the busy timeout, as any other lock wait does.
+    private static func enterWAL(_ connection: SQLiteConnection, waitingAtMost millis: Int) throws(StorageError) {
+        let deadline = ContinuousClock.now + .milliseconds(millis)
+        while true {
+            do {
+                // journal_mode answers with a row, so it goes through fetchOne.
+                _ = try connection.fetchOne("PRAGMA journal_mode = WAL")
+                return
+            } catch .busy where ContinuousClock.now < deadline {
+                usleep(10_000)
+            }
+        }
     }
 
     /// Copies the WAL back into the database file so that the next write transaction can
