@@ -95,6 +95,16 @@ final class OpenAPIDocumentTests: XCTestCase {
         }
     }
 
+    /// API.md "Notifications" (issue 27): a known device token with another platform is 409
+    /// `conflict`, and one another account registered is a new installation (201).
+    func testInstallationConflictAndMoveAreDocumented() throws {
+        let register = try XCTUnwrap(try Self.operations().first { $0.name == "POST /v1/installations" })
+        let conflict = try Self.resolve(try XCTUnwrap(register.responses["409"], "POST /v1/installations lists 409"), in: register)
+        XCTAssertTrue((conflict["description"] as? String ?? "").contains("`conflict`"))
+        let created = try Self.resolve(try XCTUnwrap(register.responses["201"]), in: register)
+        XCTAssertTrue((created["description"] as? String ?? "").contains("another account"), "201 covers a token moved from another account")
+    }
+
     /// Every /v1 operation reads the database (the session at least), and a busy database is
     /// 503 `unavailable` with Retry-After.
     func testEveryDatabaseOperationLists503WithRetryAfter() throws {
