@@ -21,5 +21,6 @@ public enum PostgresMigrationFiles {
         ("0013_followers_with_follower", PackageResources._013_followers_with_follower_sql),
         ("0014_notifications_slim", PackageResources._014_notifications_slim_sql),
         ("0015_notifications_read_by_prefix", PackageResources._015_notifications_read_by_prefix_sql),
+        ("0016_videos_count_visible", PackageResources._016_videos_count_visible_sql),
     ]
 }

@@ -148,4 +148,10 @@ extension Viewer {
     public init(_ identity: Accounts.Identity?) {
         self.init(userID: identity?.userID, canModerate: identity?.role.canModerate ?? false)
     }
+
+    /// Whether the viewer may see this account's profile and lists (API.md "Visibility"): a
+    /// banned account is not there for anyone but moderators and admins, like its videos.
+    public func canSee(_ account: Account) -> Bool {
+        canModerate || !account.isBanned
+    }
 }

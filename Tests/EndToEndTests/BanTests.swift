@@ -24,7 +24,8 @@ final class BanTests: ServerTestCase {
                     try firstPage("/v1/videos/\(a)/comments", viewer.token).compactMap { child($0, "fromUser")?["id"] as? String },
                     ids(try firstPage("/v1/rallies/\(rallyId)/days/1/videos?sort=recent", viewer.token)),
                     jsonInt(try getObject("/v1/rallies/\(rallyId)", viewer.token)["videosCount"]),
-                    jsonInt(try getObject("/v1/users/\(banned.id)", viewer.token)["videosCount"]),
+                    // The profile is the moderator's to read while the ban lasts (404 to others), with the count everyone gets.
+                    jsonInt(try getObject("/v1/users/\(banned.id)", moderator.token)["videosCount"]),
                     try firstPage("/v1/feed/news", author.token).compactMap { child($0, "fromUser")?["id"] as? String })
         }
         let before = try seen()
@@ -51,7 +52,7 @@ final class BanTests: ServerTestCase {
         XCTAssertEqual(during.bannedVideos, 0)
         XCTAssertFalse(during.news.contains(banned.id), "their activities leave the news feed")
         assertError(try client.request("GET", "/v1/videos/\(b)", token: viewer.token), 404, "not_found", "their video is not found")
-        XCTAssertEqual(try firstPage("/v1/users/\(banned.id)/videos", viewer.token).count, 0)
+        assertError(try client.request("GET", "/v1/users/\(banned.id)/videos", token: viewer.token), 404, "not_found", "their profile's lists are not found")
         XCTAssertEqual(try getObject("/v1/videos/\(b)", moderator.token)["id"] as? String, b, "moderators still see it")
         StoredCounters.assertAllExact(server, "while banned")
 
@@ -69,6 +70,43 @@ final class BanTests: ServerTestCase {
         XCTAssertEqual(after.bannedVideos, 1)
         XCTAssertEqual(try getObject("/v1/videos/\(b)", viewer.token)["likesCount"].flatMap(jsonInt), 1)
         _ = try client.login(banned.username, banned.password)
+        StoredCounters.assertAllExact(server, "after the unban")
+    }
+
+    /// API.md "Visibility": a banned account's profile and lists are 404 for everyone but
+    /// moderators and admins, and following it is 404; the unban brings them all back.
+    func testABannedAccountsProfileAndListsAreNotFoundAndItCannotBeFollowed() throws {
+        let moderator = try moderator(), admin = try admin()
+        let viewer = try client.signup(), follower = try client.signup()
+        let banned = try client.signup()
+        _ = try rallyAndVideo(owner: banned)
+        assertSuccess(try client.request("PUT", "/v1/users/\(banned.id)/follow", token: follower.token), 200)
+        assertSuccess(try client.request("PUT", "/v1/users/\(viewer.id)/follow", token: banned.token), 200)
+        let paths = ["/v1/users/\(banned.id)", "/v1/users/\(banned.username.uppercased())",
+                     "/v1/users/\(banned.id)/videos", "/v1/users/\(banned.id)/followers", "/v1/users/\(banned.id)/following"]
+        for path in paths { assertSuccess(try client.request("GET", path, token: viewer.token), 200, "\(path) before the ban") }
+
+        assertSuccess(try client.request("POST", "/v1/moderation/users/\(banned.id)/ban", json: ["reason": "abuse"], token: moderator.token), 200)
+        for path in paths {
+            assertError(try client.request("GET", path, token: viewer.token), 404, "not_found", "\(path) while banned, as a user")
+            assertError(try client.request("GET", path, token: follower.token), 404, "not_found", "\(path) while banned, as a follower")
+            assertSuccess(try client.request("GET", path, token: moderator.token), 200, "\(path) while banned, as a moderator")
+            assertSuccess(try client.request("GET", path, token: admin.token), 200, "\(path) while banned, as an admin")
+        }
+        XCTAssertEqual(try getObject("/v1/users/\(banned.id)", moderator.token)["id"] as? String, banned.id)
+        assertError(try client.request("PUT", "/v1/users/\(banned.id)/follow", token: viewer.token), 404, "not_found", "following a banned account")
+        assertError(try client.request("PUT", "/v1/users/\(banned.username)/follow", token: viewer.token), 404, "not_found", "by username too")
+        assertError(try client.request("DELETE", "/v1/users/\(banned.id)/follow", token: follower.token), 404, "not_found",
+                    "unfollowing: the account is not there (the answer would be its profile)")
+        XCTAssertEqual(try StoredCounters.stored(server, "users", "followers_count", id: banned.id), 1, "the refused follow and unfollow changed nothing")
+
+        assertSuccess(try client.request("POST", "/v1/moderation/users/\(banned.id)/unban", json: ["reason": "appeal"], token: moderator.token), 200)
+        for path in paths { assertSuccess(try client.request("GET", path, token: viewer.token), 200, "\(path) after the unban") }
+        let profile = try getObject("/v1/users/\(banned.id)", follower.token)
+        XCTAssertEqual(profile["isFollowing"] as? Bool, true, "the follow made before the ban is still there")
+        XCTAssertEqual(try getObject("/v1/users/\(banned.id)", viewer.token)["isFollowing"] as? Bool, false)
+        XCTAssertEqual(assertSuccess(try client.request("PUT", "/v1/users/\(banned.id)/follow", token: viewer.token), 200)["isFollowing"] as? Bool, true)
+        XCTAssertEqual(jsonInt(try getObject("/v1/users/\(banned.id)", viewer.token)["followersCount"]), 2)
         StoredCounters.assertAllExact(server, "after the unban")
     }
 

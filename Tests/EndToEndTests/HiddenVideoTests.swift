@@ -97,6 +97,65 @@ final class HiddenVideoTests: ServerTestCase {
         try assertVisible(scene, to: try moderator().token, hidden: true, "a moderator, after five flags")
     }
 
+    /// API.md "Visibility": `videosCount` (users, rallies) counts the videos everyone can see,
+    /// one number for everyone (the owner and moderators included), so it never tells that
+    /// moderated content exists. Hiding, restoring, an automatic hide, deleting a hidden video
+    /// and a ban over a hidden video each leave it exact.
+    func testVideosCountCountsOnlyTheVideosEveryoneCanSee() throws {
+        var owner = try client.signup()
+        let stranger = try client.signup(), moderator = try moderator()
+        let rallyId = try createRally()["id"] as? String ?? ""
+        let first = try postVideo(owner, rallyId: rallyId)["id"] as? String ?? ""
+        let second = try postVideo(owner, rallyId: rallyId)["id"] as? String ?? ""
+        func assertCounts(_ expected: Int, _ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            for (who, token) in [("a stranger", stranger.token), ("the owner", owner.token), ("a moderator", moderator.token)] {
+                XCTAssertEqual(jsonInt(try getObject("/v1/users/\(owner.id)", token, file: file, line: line)["videosCount"]), expected,
+                               "\(context): the owner's videosCount as \(who)", file: file, line: line)
+                XCTAssertEqual(jsonInt(try getObject("/v1/rallies/\(rallyId)", token, file: file, line: line)["videosCount"]), expected,
+                               "\(context): the rally's videosCount as \(who)", file: file, line: line)
+            }
+            XCTAssertEqual(jsonInt(try getObject("/v1/users/me", owner.token, file: file, line: line)["videosCount"]), expected,
+                           "\(context): /v1/users/me", file: file, line: line)
+            StoredCounters.assertAllExact(server, context, file: file, line: line)
+        }
+        try assertCounts(2, "before hiding")
+
+        assertSuccess(try client.request("POST", "/v1/moderation/videos/\(first)/hide", token: moderator.token), 200)
+        try assertCounts(1, "after a hide")
+        assertSuccess(try client.request("POST", "/v1/moderation/videos/\(first)/hide", token: moderator.token), 200)
+        try assertCounts(1, "after hiding it again")
+        assertSuccess(try client.request("POST", "/v1/moderation/videos/\(first)/restore", token: moderator.token), 200)
+        try assertCounts(2, "after the restore")
+        assertSuccess(try client.request("POST", "/v1/moderation/videos/\(first)/restore", token: moderator.token), 200)
+        try assertCounts(2, "after restoring it again")
+
+        for index in 0..<5 {
+            let flagger = try client.signup()
+            assertSuccess(try client.request("POST", "/v1/videos/\(second)/flags", json: ["reason": "flag \(index)"], token: flagger.token), 201)
+        }
+        XCTAssertEqual(try getObject("/v1/videos/\(second)", moderator.token)["hidden"] as? Bool, true, "five flags hid it")
+        try assertCounts(1, "after an automatic hide")
+
+        // A ban and an unban over a hidden video: it stays out of every count.
+        assertSuccess(try client.request("POST", "/v1/moderation/users/\(owner.id)/ban", json: ["reason": "test"], token: moderator.token), 200)
+        XCTAssertEqual(jsonInt(try getObject("/v1/rallies/\(rallyId)", moderator.token)["videosCount"]), 0, "banned: nothing counts")
+        StoredCounters.assertAllExact(server, "while the owner is banned")
+        assertSuccess(try client.request("POST", "/v1/moderation/users/\(owner.id)/unban", json: ["reason": "test"], token: moderator.token), 200)
+        owner.token = try client.login(owner.username, owner.password).token
+        XCTAssertEqual(jsonInt(try getObject("/v1/users/\(owner.id)", stranger.token)["videosCount"]), 1, "after the unban: the visible one")
+        XCTAssertEqual(jsonInt(try getObject("/v1/rallies/\(rallyId)", stranger.token)["videosCount"]), 1)
+        StoredCounters.assertAllExact(server, "after the unban")
+
+        // Deleting the hidden video takes nothing more off: it was not counted.
+        assertSuccess(try client.request("DELETE", "/v1/videos/\(second)", token: owner.token), 204)
+        XCTAssertEqual(jsonInt(try getObject("/v1/users/\(owner.id)", stranger.token)["videosCount"]), 1, "deleting a hidden video")
+        XCTAssertEqual(jsonInt(try getObject("/v1/rallies/\(rallyId)", stranger.token)["videosCount"]), 1)
+        StoredCounters.assertAllExact(server, "after deleting the hidden video")
+        assertSuccess(try client.request("DELETE", "/v1/videos/\(first)", token: moderator.token), 204)
+        XCTAssertEqual(jsonInt(try getObject("/v1/rallies/\(rallyId)", stranger.token)["videosCount"]), 0, "deleting the visible one")
+        StoredCounters.assertAllExact(server, "after deleting both")
+    }
+
     func testActivitiesAboutAHiddenVideoLeaveOthersLists() throws {
         let scene = try scene()
         let liker = try client.signup()

@@ -160,13 +160,17 @@ final class NotificationTests: ServerTestCase {
         XCTAssertEqual(first["platform"] as? String, "ios")
         XCTAssertEqual(first["locale"] as? String, "es-ES")
         let id = first["id"] as? String ?? ""
-        let again = assertSuccess(try client.request("POST", "/v1/installations", json: ["platform": "ios", "deviceToken": token], token: bob.token), 200,
-                                  "the same device token again is an update")
+        let again = assertSuccess(try client.request("POST", "/v1/installations", json: ["platform": "ios", "deviceToken": token], token: alice.token), 200,
+                                  "the same device token again, by the same account, is an update")
         XCTAssertEqual(again["id"] as? String, id)
+        XCTAssertEqual(again["createdAt"] as? String, first["createdAt"] as? String)
         XCTAssertEqual(again["locale"] as? String, "es-ES", "a missing locale keeps the one known")
+        let moved = assertSuccess(try client.request("POST", "/v1/installations", json: ["platform": "ios", "deviceToken": token], token: bob.token), 201)
+        let movedId = moved["id"] as? String ?? ""
         assertError(try client.request("DELETE", "/v1/installations/\(id)", token: alice.token), 404, "not_found", "it moved to bob")
-        assertSuccess(try client.request("DELETE", "/v1/installations/\(id)", token: bob.token), 204)
-        assertError(try client.request("DELETE", "/v1/installations/\(id)", token: bob.token), 404, "not_found")
+        assertError(try client.request("DELETE", "/v1/installations/\(id)", token: bob.token), 404, "not_found", "under a new id")
+        assertSuccess(try client.request("DELETE", "/v1/installations/\(movedId)", token: bob.token), 204)
+        assertError(try client.request("DELETE", "/v1/installations/\(movedId)", token: bob.token), 404, "not_found")
 
         let android = assertSuccess(try client.request("POST", "/v1/installations", headers: ["Accept-Language": "es-MX,es;q=0.9"],
                                                         json: ["platform": "android", "deviceToken": "fcm:" + Fake.word() + String(repeating: "x", count: 100)],
@@ -183,6 +187,54 @@ final class NotificationTests: ServerTestCase {
         for (label, body, field) in bad {
             assertError(try client.request("POST", "/v1/installations", json: body, token: alice.token), 400, "validation_failed", field: field, label)
         }
+    }
+
+    /// A device token another account registered moves to the caller as a new installation:
+    /// nothing of the earlier account's (id, creation time, locale) comes back, and its
+    /// platform cannot be switched by anyone (that would make the next push fail and drop the
+    /// token: a cheap way to silence someone's phone).
+    func testAnotherAccountsDeviceTokenMovesAndStartsAfresh() throws {
+        let alice = try client.signup(), bob = try client.signup()
+        let token = (0..<32).map { _ in String(format: "%02x", Int.random(in: 0...255)) }.joined()
+        let register = { (account: Account, platform: String, locale: String?) in
+            var body: [String: Any] = ["platform": platform, "deviceToken": token]
+            if let locale { body["locale"] = locale }
+            return try self.client.request("POST", "/v1/installations", json: body, token: account.token)
+        }
+        let first = assertSuccess(try register(alice, "ios", "es-ES"), 201)
+        let aliceId = first["id"] as? String ?? ""
+
+        // Another platform for a known token is a conflict, whoever asks, and changes nothing.
+        assertError(try register(bob, "android", nil), 409, "conflict", "bob switches alice's device to android")
+        assertError(try register(alice, "android", nil), 409, "conflict", "alice herself cannot switch it either")
+        let kept = assertSuccess(try register(alice, "ios", nil), 200, "still alice's, still ios")
+        XCTAssertEqual(kept["id"] as? String, aliceId)
+        XCTAssertEqual(kept["platform"] as? String, "ios")
+        XCTAssertEqual(kept["locale"] as? String, "es-ES")
+
+        tick()
+        // 201, not 200: for bob this is a new installation (a new id, his own settings), not an
+        // update of one he had; "Re-registering a known device token answers 200" is about the
+        // caller's own device. alice's installation is gone, not handed over.
+        let moved = assertSuccess(try register(bob, "ios", nil), 201, "the token moves to bob as a new installation")
+        let bobId = moved["id"] as? String ?? ""
+        XCTAssertNotEqual(bobId, aliceId, "a new id")
+        XCTAssertNotEqual(moved["createdAt"] as? String, first["createdAt"] as? String, "a new creation time")
+        XCTAssertTrue(moved["locale"] is NSNull, "none of alice's settings: \(moved)")
+        XCTAssertEqual(moved["platform"] as? String, "ios")
+        assertError(try client.request("DELETE", "/v1/installations/\(aliceId)", token: alice.token), 404, "not_found", "alice no longer has it")
+        let rows = try server.withDatabase { try $0.rows("SELECT id, user_id, platform FROM installations WHERE device_token = \(token)") }
+        XCTAssertEqual(rows, [[bobId, bob.id, "ios"]], "one installation, bob's: alice's pushes no longer reach the device")
+
+        assertError(try register(bob, "android", nil), 409, "conflict", "nor can bob switch it now")
+        XCTAssertEqual(assertSuccess(try register(bob, "ios", "en"), 200)["id"] as? String, bobId, "bob again: an update of his own")
+
+        let lines = server.output.allLines
+        let move = lines.filter { $0.contains("\"installation moved\"") }
+        XCTAssertEqual(move.count, 1, "the move is logged once")
+        XCTAssertTrue(move.first.map { $0.contains(alice.id) && $0.contains(bob.id) && $0.contains("\"info\"") } ?? false,
+                      "at info, with both account ids: \(move)")
+        XCTAssertFalse(lines.contains { $0.contains(token) }, "the device token is never logged")
     }
 
     func testHiddenVideosLeaveTheInboxOfOthers() throws {

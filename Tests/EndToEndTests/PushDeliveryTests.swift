@@ -126,6 +126,30 @@ final class PushDeliveryTests: XCTestCase {
         (try client.request("GET", "/v1/notifications", token: account.token).object?["items"] as? [[String: Any]]) ?? []
     }
 
+    /// A device token registered by another account moves as a new installation: the earlier
+    /// account's pushes stop reaching it, and the new account's arrive in its own language, not
+    /// in the locale the earlier account had given the device.
+    func testAMovedDeviceGetsOnlyTheNewAccountsPushesInItsLanguage() throws {
+        try start()
+        let alice = try client.signup(), bob = try client.signup()
+        let aliceFan = try client.signup(), bobFan = try client.signup()
+        let token = Self.deviceToken()
+        try register(alice, token: token, locale: "es-ES")
+        try register(bob, token: token)
+        assertSuccess(try client.request("PUT", "/v1/users/\(alice.id)/follow", token: aliceFan.token), 200)
+        assertSuccess(try client.request("PUT", "/v1/users/\(bob.id)/follow", token: bobFan.token), 200)
+
+        XCTAssertEqual(waitForPushes(to: token).count, 1)
+        // alice's follow was queued first; had it been pushed to the device it would be there by now.
+        _ = waitUntil(timeout: 3) { self.pushes(to: token).count > 1 }
+        let bodies = pushes(to: token).map { push -> String? in
+            let payload = try? JSONSerialization.jsonObject(with: Data((push["body"] as? String ?? "").utf8)) as? [String: Any]
+            return child(child(payload, "aps"), "alert")?["body"] as? String
+        }
+        XCTAssertEqual(bodies, ["\(bobFan.user["displayName"] as? String ?? "") started following you."],
+                       "only bob's push, in English (alice's es-ES went with her installation)")
+    }
+
     func testAGoneTokenRemovesTheInstallationAndA503IsRetried() throws {
         let gone = Self.deviceToken(), flaky = Self.deviceToken()
         try start(responses: [

@@ -296,6 +296,40 @@ struct ExpectedImport {
         #expect(second.homeTimelineRows == first.homeTimelineRows && second.followingTimelineRows == first.followingTimelineRows)
     }
 
+    /// The recount of a second run into a database a server has used follows the rule the
+    /// server keeps: `videos_count` counts the videos everyone can see, so neither a hidden
+    /// video nor a banned owner's video counts (API.md "Visibility", ARCHITECTURE.md "Bans").
+    @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
+          arguments: DialectDatabase.dialects)
+    func aSecondRunCountsNeitherHiddenVideosNorBannedOwnersVideos(dialect: SQLDialect) throws {
+        let db = try DialectDatabase(dialect)
+        _ = try Self.runImport(db.database)
+        let owners = try db.database.read { connection in
+            try connection.fetchAll("SELECT owner_id FROM videos GROUP BY owner_id ORDER BY COUNT(*) DESC, owner_id LIMIT 2")
+                .map { try $0.decode(at: 0, as: String.self) }
+        }
+        try #require(owners.count == 2)
+        try db.database.write { connection in
+            try connection.execute("""
+                UPDATE videos SET hidden = TRUE WHERE id = (SELECT MIN(id) FROM videos WHERE owner_id = \(owners[0]))
+                """)
+            try connection.execute("UPDATE users SET banned_at = 1 WHERE id = \(owners[1])")
+        }
+        _ = try Self.runImport(db.database)
+        let drift = try db.database.read { connection in
+            try connection.fetchAll("""
+                SELECT 'user ' || u.id FROM users u
+                WHERE u.videos_count <> (SELECT COUNT(*) FROM videos v WHERE v.owner_id = u.id AND v.hidden = FALSE AND u.banned_at IS NULL)
+                UNION ALL
+                SELECT 'rally ' || r.id FROM rallies r
+                WHERE r.videos_count <> (SELECT COUNT(*) FROM videos v WHERE v.rally_id = r.id AND v.hidden = FALSE
+                                         AND v.owner_id NOT IN (SELECT id FROM users WHERE banned_at IS NOT NULL))
+                """).map { try $0.decode(at: 0, as: String.self) }
+        }
+        #expect(drift == [])
+        #expect(try db.count("SELECT videos_count FROM users WHERE id = \(owners[1])") == 0, "a banned owner counts no video")
+    }
+
     @Test(.disabled(if: fixtureMissing, "shared/fixtures/parse-export-tiny is not beside the package; the fixture import is skipped"),
           arguments: DialectDatabase.dialects)
     func aBrokenFileStopsThatFileOnlyAndSmallBatchesCommit(dialect: SQLDialect) throws {

@@ -95,6 +95,28 @@ final class OpenAPIDocumentTests: XCTestCase {
         }
     }
 
+    /// API.md "Notifications" (issue 27): a known device token with another platform is 409
+    /// `conflict`, and one another account registered is a new installation (201).
+    func testInstallationConflictAndMoveAreDocumented() throws {
+        let register = try XCTUnwrap(try Self.operations().first { $0.name == "POST /v1/installations" })
+        let conflict = try Self.resolve(try XCTUnwrap(register.responses["409"], "POST /v1/installations lists 409"), in: register)
+        XCTAssertTrue((conflict["description"] as? String ?? "").contains("`conflict`"))
+        let created = try Self.resolve(try XCTUnwrap(register.responses["201"]), in: register)
+        XCTAssertTrue((created["description"] as? String ?? "").contains("another account"), "201 covers a token moved from another account")
+    }
+
+    /// API.md "Visibility" (issue 27): a banned account's profile, lists and follow are 404,
+    /// which the descriptions of those 404s say.
+    func testBannedAccountsAreDocumentedAsNotFound() throws {
+        let operations = Dictionary(uniqueKeysWithValues: try Self.operations().map { ($0.name, $0) })
+        for name in ["GET /v1/users/{idOrUsername}", "GET /v1/users/{id}/videos", "GET /v1/users/{id}/followers",
+                     "GET /v1/users/{id}/following", "PUT /v1/users/{id}/follow", "DELETE /v1/users/{id}/follow"] {
+            let operation = try XCTUnwrap(operations[name], name)
+            let notFound = try Self.resolve(try XCTUnwrap(operation.responses["404"], name), in: operation)
+            XCTAssertTrue((notFound["description"] as? String ?? "").contains("banned"), "\(name): 404 says a banned account is not found")
+        }
+    }
+
     /// Every /v1 operation reads the database (the session at least), and a busy database is
     /// 503 `unavailable` with Retry-After.
     func testEveryDatabaseOperationLists503WithRetryAfter() throws {

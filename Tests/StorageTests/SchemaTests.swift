@@ -137,4 +137,45 @@ final class SchemaTests: XCTestCase {
             try c.execute("INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq) VALUES (1, 10, 1, 1)")
         })
     }
+
+    /// 0016 upgrades a database in place: `videos_count` (users, rallies) counts the videos
+    /// everyone can see, so hidden videos leave the counts that until then held them; a banned
+    /// owner's videos stay out of them (ARCHITECTURE.md "Bans").
+    func testVideosCountUpgradeLeavesHiddenVideosOut() throws {
+        let temp = try TemporaryDatabase()
+        let migrations = Schema.migrations(for: temp.database.dialect)
+        let before = Array(migrations.prefix { $0.name != "0016_videos_count_visible" })
+        XCTAssertEqual(before.count, 15)
+        try Migrator(migrations: before).migrate(temp.database, now: 0)
+        try temp.database.write { c in
+            // The counts as 0015 kept them: every video of an owner who is not banned, hidden or not.
+            try c.execute("""
+                INSERT INTO users (id, username, username_key, email, email_key, display_name, password_hash, videos_count, banned_at, created_at, updated_at)
+                VALUES ('u1', 'u1', 'u1', 'u1@example.com', 'u1@example.com', 'U', 'x', 3, NULL, 0, 0),
+                       ('u2', 'u2', 'u2', 'u2@example.com', 'u2@example.com', 'U', 'x', 0, 5, 0, 0),
+                       ('u3', 'u3', 'u3', 'u3@example.com', 'u3@example.com', 'U', 'x', 0, NULL, 0, 0)
+                """)
+            try c.execute("""
+                INSERT INTO rallies (id, name, country, start_date, end_date, videos_count, created_at, updated_at)
+                VALUES ('r1', 'Rally', 'Monaco', 0, 0, 2, 0, 0), ('r2', 'Rally', 'Sweden', 0, 0, 1, 0, 0)
+                """)
+            try c.execute("""
+                INSERT INTO videos (id, youtube_id, title, rally_id, day, owner_id, hidden, created_at, updated_at)
+                VALUES ('v1', 'aaaaaaaaaaa', 'Shown', 'r1', 1, 'u1', FALSE, 1, 1),
+                       ('v2', 'bbbbbbbbbbb', 'Hidden', 'r1', 1, 'u1', TRUE, 2, 2),
+                       ('v3', 'ccccccccccc', 'Shown', 'r2', 1, 'u1', FALSE, 3, 3),
+                       ('v4', 'ddddddddddd', 'Banned owner', 'r1', 1, 'u2', FALSE, 4, 4),
+                       ('v5', 'eeeeeeeeeee', 'Banned owner, hidden', 'r2', 1, 'u2', TRUE, 5, 5)
+                """)
+        }
+        XCTAssertEqual(try Migrator(migrations: migrations).migrate(temp.database, now: 1), migrations.dropFirst(15).map(\.name))
+        try temp.database.read { c in
+            let users = try c.fetchAll("SELECT id, videos_count FROM users ORDER BY id")
+                .map { "\(try $0.decode(at: 0, as: String.self)) \(try $0.decode(at: 1, as: Int.self))" }
+            XCTAssertEqual(users, ["u1 2", "u2 0", "u3 0"], "u1's hidden video leaves its count; the banned u2 counts none")
+            let rallies = try c.fetchAll("SELECT id, videos_count FROM rallies ORDER BY id")
+                .map { "\(try $0.decode(at: 0, as: String.self)) \(try $0.decode(at: 1, as: Int.self))" }
+            XCTAssertEqual(rallies, ["r1 1", "r2 1"], "only v1 and v3 count")
+        }
+    }
 }

@@ -114,10 +114,12 @@ final class Social: Sendable {
 
     // MARK: Follows
 
-    /// Follows a user (idempotent); answers the followed user as they are now.
+    /// Follows a user (idempotent); answers the followed user as they are now. A banned
+    /// account cannot be followed, by anyone: it is not found (API.md "Visibility").
     func follow(_ idOrUsername: String, by identity: Accounts.Identity) throws -> Account {
         try writeOnce { connection in
             let target = try user(idOrUsername, on: connection)
+            guard !target.isBanned else { throw SocialError.notFound("No such user.") }
             guard target.id != identity.userID else {
                 throw SocialError.validation(field: nil, message: "You cannot follow yourself.")
             }
@@ -128,10 +130,13 @@ final class Social: Sendable {
         }
     }
 
-    /// Stops following; not following changes nothing.
+    /// Stops following; not following changes nothing. A banned account is not found for a
+    /// caller who may not see it, and its follows stay as they are until the unban (the
+    /// answer would be its profile).
     func unfollow(_ idOrUsername: String, by identity: Accounts.Identity) throws -> Account {
         try database.write { connection in
             let target = try user(idOrUsername, on: connection)
+            guard Viewer(identity).canSee(target) else { throw SocialError.notFound("No such user.") }
             if let follow = try activities.find(.follow, from: identity.userID, to: target.id, on: connection) {
                 try remove(follow, on: connection)
             }

@@ -15,20 +15,26 @@ import VideoRegistry
 ///   followersCount + 1 of the followed, followingCount + 1 of the follower.
 /// - Activity deleted: the same, minus one.
 /// - Video saved (inserted): owner's videosCount + 1, rally's videosCount + 1.
+/// - Video saved hidden or restored (a moderator, or `autoHideFlags`): owner's and rally's
+///   videosCount - 1 or + 1.
 /// - Video before delete: every activity about it is deleted (only the video's own
 ///   counters depend on them, and those go with it).
-/// - Video deleted: owner's and rally's videosCount - 1.
+/// - Video deleted: owner's and rally's videosCount - 1, unless it was hidden.
 /// - Account before delete: its videos deleted through the pipeline (so the video hooks
 ///   run), then every remaining activity from or to it (so the activity hooks correct
 ///   everyone else's counters).
 /// - Account saved with a ban or an unban: the counters its content moves (see `BanCounters`).
 ///
-/// A banned user's videos, likes and comments count nowhere while the ban lasts: the rule
-/// is "a video counts when its owner is not banned; a like or comment counts when its author
-/// is not banned". The ban's transaction takes them out of every counter and the unban's
-/// puts them back; the hooks above read the author's or owner's ban inside the write's own
-/// transaction, so a like racing the ban (it passed the session check just before the ban
-/// committed) is counted or not by the same rule, and the unban restores exactly what is there.
+/// `videosCount` counts the videos everyone can see (API.md "Visibility"), one number for
+/// every reader, so it never tells that moderated content exists. A banned user's videos,
+/// likes and comments count nowhere while the ban lasts: the rule is "a video counts when it
+/// is not hidden and its owner is not banned; a like or comment counts when its author is not
+/// banned". The ban's transaction takes them out of every counter and the unban's puts them
+/// back; the hooks above read the video's stored `hidden` and the author's or owner's ban
+/// inside the write's own transaction, so a like racing the ban (it passed the session check
+/// just before the ban committed), or two moderators hiding one video at once, are counted
+/// by the same rule (on PostgreSQL the serializable write that loses is run again and then
+/// sees the other's change), and the unban restores exactly what is there.
 enum BuiltInHooks {
     struct Configuration: Sendable {
         /// Distinct flags that hide a video automatically (API.md "Moderation").
@@ -36,9 +42,7 @@ enum BuiltInHooks {
     }
 
     static func register(on registry: HookRegistry, configuration: Configuration) {
-        let accounts = AccountStore()
         let videos = VideoStore()
-        let rallies = RallyStore()
         let activities = ActivityStore()
         let log = ModerationLogStore()
 
@@ -63,17 +67,18 @@ enum BuiltInHooks {
         }
 
         registry.afterSave(Video.self) { event in
-            guard event.isInsert, try !accounts.isBanned(userID: event.entity.ownerID, on: event.connection) else { return }
-            try accounts.adjust(.videos, of: event.entity.ownerID, by: 1, on: event.connection)
-            try rallies.adjustVideosCount(rallyID: event.entity.rallyID, by: 1, on: event.connection)
+            // Counted before (never, for a new video) and now; `previous` is the row as stored in
+            // this transaction (a hide, a restore and the automatic hide read it there).
+            let was = event.previous.map { !$0.hidden } ?? false, now = !event.entity.hidden
+            guard was != now else { return }
+            try countVideo(event.entity, by: now ? 1 : -1, on: event.connection)
         }
         registry.beforeDelete(Video.self) { event in
             try event.connection.execute("DELETE FROM activities WHERE video_id = \(event.entity.id)")
         }
         registry.afterDelete(Video.self) { event in
-            guard try !accounts.isBanned(userID: event.entity.ownerID, on: event.connection) else { return }
-            try accounts.adjust(.videos, of: event.entity.ownerID, by: -1, on: event.connection)
-            try rallies.adjustVideosCount(rallyID: event.entity.rallyID, by: -1, on: event.connection)
+            guard !event.entity.hidden else { return }  // a hidden video was not counted
+            try countVideo(event.entity, by: -1, on: event.connection)
         }
 
         registry.afterSave(Account.self) { event in
@@ -90,6 +95,14 @@ enum BuiltInHooks {
                 try event.hooks.delete(activity, on: connection) { try activities.delete(id: activity.id, on: connection) }
             }
         }
+    }
+
+    /// Moves the owner's and the rally's `videosCount` by `delta` for a video that starts or
+    /// stops counting, unless its owner is banned (then it counts nowhere either way).
+    private static func countVideo(_ video: Video, by delta: Int, on connection: any DatabaseConnection) throws {
+        guard try !AccountStore().isBanned(userID: video.ownerID, on: connection) else { return }
+        try AccountStore().adjust(.videos, of: video.ownerID, by: delta, on: connection)
+        try RallyStore().adjustVideosCount(rallyID: video.rallyID, by: delta, on: connection)
     }
 
     /// Moves the counters one activity affects by `delta`.

@@ -46,22 +46,58 @@ struct Installations: Sendable {
     let database: any Database
     let clock: any Clock
 
-    /// Registers `deviceToken` for the caller. The same token again updates it and moves it to
-    /// the caller (a phone that changed hands, or another account on it); answers the
-    /// installation and whether it is new.
-    func register(userID: String, platform: PushPlatform, deviceToken: String, locale: String?) throws -> (Installation, created: Bool) {
+    /// What `register` did with the token.
+    enum Registration: Equatable {
+        /// The token was unknown: a new installation.
+        case created
+        /// The caller had registered it already: the same installation, updated.
+        case updated
+        /// Another account had registered it: that installation is gone, and the caller has a
+        /// new one. `fromUserID` is the earlier account (for the log, never for the client).
+        case moved(fromUserID: String)
+    }
+
+    /// Registers `deviceToken` for the caller (API.md "Notifications").
+    ///
+    /// The caller's own token again updates its installation (same id; a missing locale keeps
+    /// the one known). A token another account registered moves to the caller and starts
+    /// afresh: that installation is deleted and a new one made from this request alone, so
+    /// nothing of the earlier account (id, creation time, locale) reaches the caller, and
+    /// deliveries queued for it find no device. A known token with another platform than it
+    /// has is a conflict, whoever asks: switching it would make the next push fail and drop
+    /// the token, a way to silence someone else's phone.
+    ///
+    /// The read and the write share one serializable transaction, so two registrations of
+    /// one token racing each other behave as if one ran after the other (PostgreSQL retries
+    /// the loser, which then sees the winner's row).
+    func register(userID: String, platform: PushPlatform, deviceToken: String, locale: String?) throws -> (Installation, Registration) {
         let now = clock.nowMillis()
         let id = try SecureRandom.alphanumericID()
         return try database.write { connection in
-            let existing = try connection.fetchValue("SELECT id FROM installations WHERE device_token = \(deviceToken)", as: String.self)
+            let existing = try connection.fetchOne(
+                "SELECT \(Installation.columns) FROM installations i WHERE i.device_token = \(deviceToken)",
+                reading: { try Installation(reading: &$0) })
+            if let existing {
+                guard existing.platform == platform else {
+                    throw SocialError.conflict("This device token is registered for another platform.")
+                }
+                if existing.userID == userID {
+                    let updated = try connection.fetchOne("""
+                        UPDATE installations SET locale = COALESCE(\(locale), locale), updated_at = \(now)
+                        WHERE id = \(existing.id)
+                        RETURNING id, user_id, platform, device_token, locale, created_at, updated_at
+                        """, reading: { try Installation(reading: &$0) })
+                    return (try updated.orThrow(column: "id", expected: "the installation just updated"), .updated)
+                }
+                try connection.execute("DELETE FROM installations WHERE id = \(existing.id)")
+            }
             let installation = try connection.fetchOne("""
-                INSERT INTO installations AS i (id, user_id, platform, device_token, locale, created_at, updated_at)
+                INSERT INTO installations (id, user_id, platform, device_token, locale, created_at, updated_at)
                 VALUES (\(id), \(userID), \(platform.rawValue), \(deviceToken), \(locale), \(now), \(now))
-                ON CONFLICT (device_token) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform,
-                    locale = COALESCE(excluded.locale, i.locale), updated_at = excluded.updated_at
                 RETURNING id, user_id, platform, device_token, locale, created_at, updated_at
                 """, reading: { try Installation(reading: &$0) })
-            return (try installation.orThrow(column: "id", expected: "the installation just written"), existing == nil)
+            let created = try installation.orThrow(column: "id", expected: "the installation just written")
+            return (created, existing.map { .moved(fromUserID: $0.userID) } ?? .created)
         }
     }
 

@@ -23,8 +23,12 @@ struct Presenter {
 
     var viewer: Viewer { Viewer(identity) }
 
+    /// A user shown on its own (a profile, the answer of a follow or a moderator's action).
+    /// A banned account is not found for a caller who may not see it (`Viewer.canSee`), so
+    /// every route that answers one user object keeps the rule, whoever wrote the route.
     func user(_ account: Account) throws -> UserJSON {
-        try users([account])[0]
+        guard viewer.canSee(account) else { throw SocialError.notFound("No such user.") }
+        return try users([account])[0]
     }
 
     /// Public user objects; for a signed-in caller, each other user carries `isFollowing`.

@@ -59,9 +59,12 @@ struct UserRoutes {
             present: { follows, connection in try Presenter(identity, connection).users(ids: follows.map(otherID)) })
     }
 
+    /// The user the path names, if the caller may see their lists: a banned account's are
+    /// 404 for everyone but moderators and admins, as its profile is (API.md "Visibility").
     private func account(_ context: Context) throws -> Account {
         let key = try context.parameters.require("id")
-        guard let account = try database.read({ connection in try AccountStore().find(idOrUsername: key, on: connection) }) else {
+        guard let account = try database.read({ connection in try AccountStore().find(idOrUsername: key, on: connection) }),
+              Viewer(context.identity).canSee(account) else {
             throw APIError.notFound("No such user.")
         }
         return account

@@ -24,6 +24,7 @@ public enum Schema {
         migration("0013_followers_with_follower", PackageResources._013_followers_with_follower_sql),
         migration("0014_notifications_slim", PackageResources._014_notifications_slim_sql),
         migration("0015_notifications_read_by_prefix", PackageResources._015_notifications_read_by_prefix_sql),
+        migration("0016_videos_count_visible", PackageResources._016_videos_count_visible_sql),
     ]
 
     /// The same changes for PostgreSQL (`migrations/postgres`, embedded by `PostgresSchema`).

@@ -4,7 +4,8 @@ import XCTest
 
 /// Stored counters against the rows they count, read straight from the server's database.
 /// Activity types: 1 like, 2 comment, 3 inappropriate (flag), 4 follow. A banned user's likes,
-/// comments and videos count nowhere while the ban lasts (ARCHITECTURE.md, "Bans").
+/// comments and videos count nowhere while the ban lasts (ARCHITECTURE.md, "Bans"), and a hidden
+/// video counts in no `videos_count` (API.md "Visibility": the videos everyone can see).
 enum StoredCounters {
     /// Every counter that disagrees with a COUNT(*) of its rows, one line each (empty when all agree).
     static let driftQueries: [(label: String, sql: SQL)] = [
@@ -13,8 +14,8 @@ enum StoredCounters {
         ("videos.flags_count", "SELECT v.id || ' stored ' || v.flags_count || ' counted ' || (SELECT COUNT(*) FROM activities a WHERE a.type = 3 AND a.video_id = v.id) FROM videos v WHERE v.flags_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 3 AND a.video_id = v.id)"),
         ("users.followers_count", "SELECT u.username || ' stored ' || u.followers_count || ' counted ' || (SELECT COUNT(*) FROM activities a WHERE a.type = 4 AND a.to_user_id = u.id) FROM users u WHERE u.followers_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 4 AND a.to_user_id = u.id)"),
         ("users.following_count", "SELECT u.username || ' stored ' || u.following_count || ' counted ' || (SELECT COUNT(*) FROM activities a WHERE a.type = 4 AND a.from_user_id = u.id) FROM users u WHERE u.following_count <> (SELECT COUNT(*) FROM activities a WHERE a.type = 4 AND a.from_user_id = u.id)"),
-        ("users.videos_count", "SELECT u.username || ' stored ' || u.videos_count || ' counted ' || (SELECT COUNT(*) FROM videos v WHERE v.owner_id = u.id AND u.banned_at IS NULL) FROM users u WHERE u.videos_count <> (SELECT COUNT(*) FROM videos v WHERE v.owner_id = u.id AND u.banned_at IS NULL)"),
-        ("rallies.videos_count", "SELECT r.id || ' stored ' || r.videos_count || ' counted ' || (SELECT COUNT(*) FROM videos v WHERE v.rally_id = r.id AND v.owner_id NOT IN (SELECT id FROM users WHERE banned_at IS NOT NULL)) FROM rallies r WHERE r.videos_count <> (SELECT COUNT(*) FROM videos v WHERE v.rally_id = r.id AND v.owner_id NOT IN (SELECT id FROM users WHERE banned_at IS NOT NULL))"),
+        ("users.videos_count", "SELECT u.username || ' stored ' || u.videos_count || ' counted ' || (SELECT COUNT(*) FROM videos v WHERE v.owner_id = u.id AND v.hidden = FALSE AND u.banned_at IS NULL) FROM users u WHERE u.videos_count <> (SELECT COUNT(*) FROM videos v WHERE v.owner_id = u.id AND v.hidden = FALSE AND u.banned_at IS NULL)"),
+        ("rallies.videos_count", "SELECT r.id || ' stored ' || r.videos_count || ' counted ' || (SELECT COUNT(*) FROM videos v WHERE v.rally_id = r.id AND v.hidden = FALSE AND v.owner_id NOT IN (SELECT id FROM users WHERE banned_at IS NOT NULL)) FROM rallies r WHERE r.videos_count <> (SELECT COUNT(*) FROM videos v WHERE v.rally_id = r.id AND v.hidden = FALSE AND v.owner_id NOT IN (SELECT id FROM users WHERE banned_at IS NOT NULL))"),
         ("activities pointing at nothing", "SELECT a.id || ' type ' || a.type FROM activities a WHERE a.from_user_id NOT IN (SELECT id FROM users) OR a.to_user_id NOT IN (SELECT id FROM users) OR (a.video_id IS NOT NULL AND a.video_id NOT IN (SELECT id FROM videos))"),
     ]
 
