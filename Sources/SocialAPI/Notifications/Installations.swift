@@ -83,7 +83,7 @@ struct Installations: Sendable {
                 }
                 if existing.userID == userID {
                     let updated = try connection.fetchOne("""
-                        UPDATE installations SET locale = COALESCE(\(locale), locale), updated_at = \(now)
+                        UPDATE installations SET locale = COALESCE(\(locale as String?), locale), updated_at = \(now)
                         WHERE id = \(existing.id)
                         RETURNING id, user_id, platform, device_token, locale, created_at, updated_at
                         """, reading: { try Installation(reading: &$0) })
@@ -93,7 +93,7 @@ struct Installations: Sendable {
             }
             let installation = try connection.fetchOne("""
                 INSERT INTO installations (id, user_id, platform, device_token, locale, created_at, updated_at)
-                VALUES (\(id), \(userID), \(platform.rawValue), \(deviceToken), \(locale), \(now), \(now))
+                VALUES (\(id), \(userID), \(platform.rawValue), \(deviceToken), \(locale as String?), \(now), \(now))
                 RETURNING id, user_id, platform, device_token, locale, created_at, updated_at
                 """, reading: { try Installation(reading: &$0) })
             let created = try installation.orThrow(column: "id", expected: "the installation just written")
