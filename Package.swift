@@ -74,7 +74,7 @@ let package = Package(
         // TestSupport holds what several test targets share (a temporary database, a disk that
         // fails on purpose: CSQLiteFaults, a fault-injecting SQLite VFS).
         .target(name: "CSQLiteFaults", dependencies: ["CSQLite"], path: "Tests/CSQLiteFaults"),
-        .target(name: "TestSupport", dependencies: ["Storage", "CSQLiteFaults", "CSQLiteWAL", "CSQLite"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Storage", "Telemetry", "CSQLiteFaults", "CSQLiteWAL", "CSQLite"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),

@@ -297,18 +297,13 @@ final class OutboxPurgeTests: XCTestCase {
 
 /// Forwards to a database and keeps, for each write transaction, the rows each of its
 /// statements changed.
-private final class CountingDatabase: Database, Sendable {
-    private let base: any Database
+private final class CountingDatabase: ForwardingDatabase, Sendable {
+    let base: any Database
     private let recorded = Mutex<[[Int]]>([])
 
     init(_ base: any Database) { self.base = base }
 
     var transactions: [[Int]] { recorded.withLock { $0 } }
-    var dialect: SQLDialect { base.dialect }
-    var readerUsage: (inUse: Int, total: Int) { base.readerUsage }
-    func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T { try base.read(body) }
-    func ping() -> Bool { base.ping() }
-    func close() { base.close() }
 
     func write<T>(isolation: WriteIsolation, _ body: (any DatabaseConnection) throws -> T) throws -> T {
         let (result, changes) = try base.write(isolation: isolation) { connection in
@@ -321,22 +316,15 @@ private final class CountingDatabase: Database, Sendable {
 }
 
 /// Forwards to a connection and keeps what each `execute` answered.
-private final class CountingConnection: DatabaseConnection {
+private final class CountingConnection: ForwardingConnection {
     let base: any DatabaseConnection
     private(set) var changes: [Int] = []
 
     init(_ base: any DatabaseConnection) { self.base = base }
-
-    var dialect: SQLDialect { base.dialect }
 
     func execute(_ sql: SQL) throws(StorageError) -> Int {
         let changed = try base.execute(sql)
         changes.append(changed)
         return changed
     }
-
-    func fetchAll(_ sql: SQL) throws(StorageError) -> [Row] { try base.fetchAll(sql) }
-    func fetchAll<T>(_ sql: SQL, reading read: (inout RowReader) throws -> T) throws -> [T] { try base.fetchAll(sql, reading: read) }
-    func fetchOne(_ sql: SQL) throws(StorageError) -> Row? { try base.fetchOne(sql) }
-    func executeScript(_ sql: SQL) throws(StorageError) { try base.executeScript(sql) }
 }

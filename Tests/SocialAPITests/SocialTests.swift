@@ -6,7 +6,7 @@ import XCTest
 
 /// Forwards to a real connection, but answers `error` for every statement whose text contains
 /// `fragment`: a database failure at one chosen step of a store's work.
-final class FailingConnection: DatabaseConnection {
+final class FailingConnection: ForwardingConnection {
     let base: any DatabaseConnection
     let fragment: String
     let error: StorageError
@@ -16,8 +16,6 @@ final class FailingConnection: DatabaseConnection {
         self.fragment = fragment
         self.error = error
     }
-
-    var dialect: SQLDialect { base.dialect }
 
     private func check(_ sql: SQL) throws(StorageError) {
         if sql.render(for: base.dialect).text.contains(fragment) { throw error }

@@ -101,8 +101,8 @@ final class ConcurrentMigrationTests: XCTestCase {
 
 /// A database whose first `write` (the migrator's read of what is applied) waits, once it has
 /// committed, until every party of `barrier` has done the same.
-private final class PausingAfterFirstWrite: Database, Sendable {
-    private let base: any Database
+private final class PausingAfterFirstWrite: ForwardingDatabase, Sendable {
+    let base: any Database
     private let barrier: Barrier
     private let paused = Mutex(false)
 
@@ -110,12 +110,6 @@ private final class PausingAfterFirstWrite: Database, Sendable {
         self.base = base
         self.barrier = barrier
     }
-
-    var dialect: SQLDialect { base.dialect }
-    var readerUsage: (inUse: Int, total: Int) { base.readerUsage }
-    func read<T>(_ body: (any DatabaseConnection) throws -> T) throws -> T { try base.read(body) }
-    func ping() -> Bool { base.ping() }
-    func close() { base.close() }
 
     func write<T>(isolation: WriteIsolation, _ body: (any DatabaseConnection) throws -> T) throws -> T {
         let result = try base.write(isolation: isolation, body)

@@ -36,17 +36,13 @@ struct NotificationRoutes {
             throw APIError.validation("locale", "locale is a language tag such as en, es or es-ES.")
         }
         let (installation, registration) = try installations.register(userID: me.userID, platform: platform, deviceToken: token, locale: locale)
-        switch registration {
-        case .updated:
-            return .json(200, InstallationJSON(installation: installation))
-        case .moved(let fromUserID):
+        if case .moved(let fromUserID) = registration {
             // The operator's trace of a device changing hands: both accounts, never the token.
             context.logger.info("installation moved", ["fromUser": fromUserID, "toUser": me.userID, "installation": installation.id])
-            // 201: for the caller it is a new installation (new id, nothing of the other account's).
-            return .json(201, InstallationJSON(installation: installation))
-        case .created:
-            return .json(201, InstallationJSON(installation: installation))
         }
+        // A moved token is 201 too: for the caller it is a new installation (a new id, nothing
+        // of the other account's).
+        return .json(registration == .updated ? 200 : 201, InstallationJSON(installation: installation))
     }
 
     @Sendable func removeInstallation(_ request: Request, _ context: Context) throws -> Response {
