@@ -15,13 +15,18 @@ public struct AccountMail: Sendable, Equatable {
 }
 
 /// A reset asked for an address, before anyone looked whether an account has it: what the
-/// outbox keeps for the mail worker (never a token).
+/// outbox keeps for the mail worker (never a token). The address as typed and the language the
+/// request asked in are for the mail that tells an address without an account so.
 public struct PasswordResetRequest: Sendable, Equatable {
-    public let emailKey: String
+    public let email: String
+    public let locale: AccountLocale
     public let nonce: String
 
-    public init(emailKey: String, nonce: String) {
-        self.emailKey = emailKey
+    public var emailKey: String { Validation.key(email) }
+
+    public init(email: String, locale: AccountLocale, nonce: String) {
+        self.email = email
+        self.locale = locale
         self.nonce = nonce
     }
 }
@@ -71,8 +76,10 @@ extension Accounts {
     /// belongs to an account. The request does the same work either way (one outbox job, in one
     /// write, with nothing read first), so neither the answer nor its time tells; the mail worker
     /// resolves the address later (`issuePasswordReset`), off the request path.
-    public func requestPasswordReset(email: String, enqueue: (PasswordResetRequest, any DatabaseConnection) throws -> Void) throws {
-        let request = PasswordResetRequest(emailKey: Validation.key(email), nonce: try AccountTokenMint.newNonce())
+    public func requestPasswordReset(
+        email: String, locale: AccountLocale = .english, enqueue: (PasswordResetRequest, any DatabaseConnection) throws -> Void
+    ) throws {
+        let request = PasswordResetRequest(email: email, locale: locale, nonce: try AccountTokenMint.newNonce())
         try database.write { connection in try enqueue(request, connection) }
     }
 

@@ -19,14 +19,16 @@ final class ResetTimingTests: XCTestCase {
         for _ in 0..<5 { _ = try millis(account.email) }   // warm the connection and the statements
         var known: [Double] = []
         var unknown: [Double] = []
-        for pair in 0..<60 {
+        for pair in 0..<100 {
             known.append(try millis(account.email))
             unknown.append(try millis("nobody-\(pair)-\(account.email)"))
         }
         let median = { (values: [Double]) in values.sorted()[values.count / 2] }
         let ratio = median(known) / median(unknown)
         print("ResetTimingTests: median \(String(format: "%.3f", median(known))) ms known, \(String(format: "%.3f", median(unknown))) ms unknown, ratio \(String(format: "%.2f", ratio))")
-        XCTAssertTrue((0.67...1.5).contains(ratio),
+        // Against bcd42c3's binary this measured 1.22 to 1.32 in three runs; this build 0.99 to
+        // 1.03 in four (BENCHMARKS.md).
+        XCTAssertTrue((0.87...1.15).contains(ratio),
                       "median reset time \(median(known)) ms for an account's address against \(median(unknown)) ms for nobody's")
     }
 }

@@ -1,7 +1,8 @@
 import Auth
 
-/// The words of verification and reset mails, and of the notice an old address gets after an
-/// email change, in the account's language. A pure function of its inputs, so tests read the
+/// The words of verification and reset mails, of the notice an old address gets after an
+/// email change, and of the answer to a reset for an address no account has, in the account's
+/// (or the request's) language. A pure function of its inputs, so tests read the
 /// texts without sending anything.
 struct AccountMailText: Equatable {
     let subject: String
@@ -25,6 +26,21 @@ struct AccountMailText: Equatable {
 
     /// The plain text and the HTML of one mail: a greeting, the body, the action's link if
     /// there is one, and the closing line.
+    /// The answer to a reset asked for an address no account has: the same sending as for an
+    /// account's address, and what its owner needs (perhaps they signed up with another one).
+    static func noAccount(locale: AccountLocale) -> AccountMailText {
+        switch locale {
+        case .english:
+            AccountMailText(locale: locale, subject: "Reset your password", greeting: "Hi,",
+                            body: "Someone asked to reset the password of a Pacenote account with this email address, but no account has it. Perhaps you signed up with another address.",
+                            ignore: "If it was not you, ignore this mail.")
+        case .spanish:
+            AccountMailText(locale: locale, subject: "Restablece tu contraseña", greeting: "Hola:",
+                            body: "Alguien pidió restablecer la contraseña de una cuenta de Pacenote con esta dirección de correo, pero ninguna cuenta la tiene. Quizá te registraste con otra dirección.",
+                            ignore: "Si no fuiste tú, ignora este correo.")
+        }
+    }
+
     private init(locale: AccountLocale, subject: String, greeting: String, body: String, action: (label: String, link: String)? = nil,
                  ignore: String) {
         self.subject = subject

@@ -32,9 +32,10 @@ public struct MailService: Sendable {
 /// - a token mail (verification): an account and a nonce; the token is rebuilt from the nonce
 ///   here, and the mail is sent only while that token is still the account's live one (a newer
 ///   request, a use or an expiry makes it moot: `skipped`);
-/// - a reset request: an address's key and a nonce, queued the same way whether or not an
-///   account has the address; here the account is looked up and its token made
-///   (`Accounts.issuePasswordReset`), so the request path does the same work either way;
+/// - a reset request: an address and a nonce, queued the same way whether or not an account
+///   has the address; here the account is looked up and its token made
+///   (`Accounts.issuePasswordReset`), so the request path does the same work either way, and
+///   an address without an account is mailed that it has none;
 /// - the notice to the old address after an email change.
 /// The Message-ID comes from the job, so a retry after a lost answer carries the same one.
 struct MailDispatcher: Sendable {
@@ -82,7 +83,12 @@ struct MailDispatcher: Sendable {
             } catch {
                 return .retry("database: \(error)")
             }
-            guard let mail else { return .skipped("no account has the address") }
+            guard let mail else {
+                // The address gets a mail either way: the same sending, the same counters in
+                // /metrics, and its owner learns why no link came (API.md: whether an address
+                // has an account shows nowhere, /metrics included).
+                return send(.noAccount(locale: request.locale), to: request.email, messageID: "reset_request.\(job.seq)")
+            }
             return deliverToken(mail, job: job)
         case .emailChanged(let userID, let oldEmail):
             let account: Account?
@@ -140,7 +146,8 @@ enum AccountMailJob: Equatable {
         case .token(let mail):
             ["purpose": .string(mail.purpose.rawValue), "userId": .string(mail.userID), "nonce": .string(mail.nonce)]
         case .resetRequest(let request):
-            ["purpose": .string(Self.resetRequestPurpose), "emailKey": .string(request.emailKey), "nonce": .string(request.nonce)]
+            ["purpose": .string(Self.resetRequestPurpose), "email": .string(request.email), "locale": .string(request.locale.rawValue),
+             "nonce": .string(request.nonce)]
         case .emailChanged(let userID, let oldEmail):
             ["purpose": .string(Self.emailChangedPurpose), "userId": .string(userID), "to": .string(oldEmail)]
         }
@@ -150,7 +157,8 @@ enum AccountMailJob: Equatable {
         let purpose = try input.string("purpose")
         switch purpose {
         case Self.resetRequestPurpose:
-            self = .resetRequest(PasswordResetRequest(emailKey: try input.string("emailKey"), nonce: try input.string("nonce")))
+            let locale = AccountLocale(rawValue: try input.string("locale")) ?? .english
+            self = .resetRequest(PasswordResetRequest(email: try input.string("email"), locale: locale, nonce: try input.string("nonce")))
         case Self.emailChangedPurpose:
             self = .emailChanged(userID: try input.string("userId"), oldEmail: try input.string("to"))
         default:

@@ -40,14 +40,16 @@ struct AccountRecoveryRoutes {
 
     /// The same answer, after the same work, whether or not the address has an account
     /// (`Accounts.requestPasswordReset`: one queued request; the mail worker looks the address
-    /// up); the limits count the address either way.
+    /// up, and mails either the link or, to an address without an account, a line saying so);
+    /// the limits count the address either way.
     @Sendable func requestReset(_ request: Request, _ context: Context) throws -> Response {
         let body = try JSONBody.parse(request)
         let email = try body.requireString("email")
         try mail.requireConfigured()
         guard email.utf8.count <= 254, email.contains("@") else { throw APIError.validation("email", "email must be an email address.") }
         try limits.checkMail(to: email, request)
-        try accounts.requestPasswordReset(email: email, enqueue: mail.enqueue)
+        try accounts.requestPasswordReset(email: email, locale: AccountLocale(acceptLanguage: request.headers["accept-language"]),
+                                          enqueue: mail.enqueue)
         return .noContent()
     }
 
