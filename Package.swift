@@ -47,10 +47,10 @@ let package = Package(
         ),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "JSON", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["Storage", "Crypto", "CCrypt", "Telemetry"], swiftSettings: swiftSettings),
-        .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "CloudHooks", "Crypto"], swiftSettings: swiftSettings),
+        .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "CloudHooks", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "CloudHooks",
-            dependencies: ["Storage", "Crypto", "JSON", "CCurl", "CCurlShim"],
+            dependencies: ["Storage", "Crypto", "JSON", "Telemetry", "CCurl", "CCurlShim"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -61,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "ParseImport",
-            dependencies: ["Storage", "Auth", "VideoRegistry", "JSON", "SocialAPI"],
+            dependencies: ["Storage", "Auth", "VideoRegistry", "JSON", "Telemetry", "SocialAPI"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -80,13 +80,13 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", "CSQLite", "Telemetry"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry", "TestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport"]),
-        .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks"]),
-        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "TestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),
+        .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks", "Telemetry"]),
+        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "TestSupport", "Telemetry"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
-        .testTarget(name: "PushTests", dependencies: ["CloudHooks", "Crypto", "JSON", "Storage", "TestSupport"]),
-        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth", "TestSupport"]),
-        .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth", "TestSupport"]),
+        .testTarget(name: "PushTests", dependencies: ["CloudHooks", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
+        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth", "TestSupport", "Telemetry"]),
+        .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "TestSupport"]),
     ]
 )

@@ -48,7 +48,7 @@ public final class Accounts: Sendable {
     // changes) and Accounts+Recovery.swift (verification and reset).
     let database: any Database
     let configuration: Configuration
-    let clock: any Clock
+    let clock: any WallClock
     let hasher: PasswordHasher
     let throttle: LoginThrottle
     let store = AccountStore()
@@ -57,7 +57,7 @@ public final class Accounts: Sendable {
     let tokens = AccountTokenStore()
     let mint: AccountTokenMint
 
-    public init(database: any Database, configuration: Configuration = .init(), clock: any Clock = SystemClock()) {
+    public init(database: any Database, configuration: Configuration = .init(), clock: any WallClock = SystemClock()) {
         self.database = database
         self.configuration = configuration
         self.clock = clock

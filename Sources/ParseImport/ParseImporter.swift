@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import Foundation
 import JSON
 import SocialAPI
@@ -51,7 +52,7 @@ public final class ParseImporter {
     private let database: any Database
     private let directory: String
     private let options: Options
-    private let clock: any Clock
+    private let clock: any WallClock
     private let log: (String) -> Void
     private var report = ImportReport()
     private var loggedEntries = 0
@@ -59,7 +60,7 @@ public final class ParseImporter {
 
     /// - Parameter log: receives progress lines and the first `maxLoggedEntries` skip and
     ///   note lines (the command line sends them to stderr).
-    public init(database: any Database, directory: String, options: Options = Options(), clock: any Clock = SystemClock(), log: @escaping (String) -> Void) {
+    public init(database: any Database, directory: String, options: Options = Options(), clock: any WallClock = SystemClock(), log: @escaping (String) -> Void) {
         self.database = database
         self.directory = directory
         self.options = options

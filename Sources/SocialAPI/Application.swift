@@ -75,7 +75,7 @@ public final class Application: Sendable {
     public let metrics: MetricsRegistry
     public let logger: Logger
     let installations: Installations
-    let clock: any Clock
+    let clock: any WallClock
     private let maintenance: Mutex<Maintenance?> = Mutex(nil)
     /// One worker per outbox lane: feed fan-out, notification broadcasts, deliveries.
     private let feedWorker: OutboxWorker
@@ -90,7 +90,7 @@ public final class Application: Sendable {
     /// `openDatabase` defaults to the embedded SQLite in the data directory. The migrations
     /// applied are those of the database's dialect.
     public init(
-        configuration: Configuration, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(), clock: any Clock = SystemClock(),
+        configuration: Configuration, logger: Logger, metrics: MetricsRegistry = MetricsRegistry(), clock: any WallClock = SystemClock(),
         openDatabase: (Configuration, Logger) throws -> any Database = Application.openSQLite
     ) throws {
         self.configuration = configuration

@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import Crypto
 import Storage
 
@@ -24,10 +25,10 @@ public final class Rallies: Sendable {
     static let countryRule = TextRule("A country", characters: 1...60)
 
     private let database: any Database
-    private let clock: any Clock
+    private let clock: any WallClock
     private let store = RallyStore()
 
-    public init(database: any Database, clock: any Clock = SystemClock()) {
+    public init(database: any Database, clock: any WallClock = SystemClock()) {
         self.database = database
         self.clock = clock
     }

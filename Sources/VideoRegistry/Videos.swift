@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import CloudHooks
 import Crypto
 import Storage
@@ -28,11 +29,11 @@ public final class Videos: Sendable {
 
     private let database: any Database
     private let hooks: Hooks
-    private let clock: any Clock
+    private let clock: any WallClock
     private let store = VideoStore()
     private let rallies = RallyStore()
 
-    public init(database: any Database, hooks: Hooks, clock: any Clock = SystemClock()) {
+    public init(database: any Database, hooks: Hooks, clock: any WallClock = SystemClock()) {
         self.database = database
         self.hooks = hooks
         self.clock = clock

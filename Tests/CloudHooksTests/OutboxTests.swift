@@ -1,11 +1,12 @@
 import CloudHooks
+import Telemetry
 import Storage
 import Synchronization
 import TestSupport
 import XCTest
 
 /// A clock the test moves by hand.
-final class TestClock: Clock {
+final class TestClock: WallClock {
     private let now = Mutex<Int64>(1_000_000)
     func nowMillis() -> Int64 { now.withLock { $0 } }
     func advance(_ millis: Int64) { now.withLock { $0 += millis } }

@@ -1,5 +1,6 @@
 @testable import CloudHooks
 import Foundation
+import Telemetry
 import Storage
 import Synchronization
 import TestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import Telemetry
 import SocialAPI
 import Storage
 import TestSupport
@@ -49,7 +50,7 @@ import Testing
     }
 
     /// The import time of objects without dates, the same on every run.
-    struct FixedClock: Clock {
+    struct FixedClock: WallClock {
         func nowMillis() -> Int64 { 1_700_000_000_000 }
     }
 

@@ -11,7 +11,7 @@ import XCTest
 /// Every error reaches the client through the one mapper, wherever it is raised.
 final class ErrorMappingTests: XCTestCase {
     /// A clock the test moves, so a session reaches the age at which it is extended.
-    final class MovableClock: Storage.Clock {
+    final class MovableClock: WallClock {
         let now = Mutex<Int64>(1_700_000_000_000)
         func nowMillis() -> Int64 { now.withLock { $0 } }
     }

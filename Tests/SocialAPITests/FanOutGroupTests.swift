@@ -1,4 +1,5 @@
 import CloudHooks
+import Telemetry
 import Foundation
 import Storage
 import TestSupport

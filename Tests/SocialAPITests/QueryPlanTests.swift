@@ -1,4 +1,5 @@
 import Storage
+import Telemetry
 import TestSupport
 import XCTest
 @testable import Auth

@@ -1,4 +1,5 @@
 import Foundation
+import Telemetry
 import Storage
 
 /// What one delivery attempt came to.
@@ -53,14 +54,14 @@ public final class DeliveryWorker: Sendable {
 
     private let database: any Database
     private let deliver: Deliver
-    private let clock: any Clock
+    private let clock: any WallClock
     private let configuration: Configuration
     private let observe: @Sendable (OutboxJob, DeliveryResult, OutboxWorker.Outcome) -> Void
     private let outbox = Outbox()
     private let loops: [WorkerLoop]
 
     public init(
-        database: any Database, clock: any Clock = SystemClock(), configuration: Configuration = .init(),
+        database: any Database, clock: any WallClock = SystemClock(), configuration: Configuration = .init(),
         deliver: @escaping Deliver,
         observe: @escaping @Sendable (OutboxJob, DeliveryResult, OutboxWorker.Outcome) -> Void = { _, _, _ in }
     ) {

@@ -1,4 +1,5 @@
 import Foundation
+import Telemetry
 import Synchronization
 import Storage
 
@@ -65,14 +66,14 @@ public final class OutboxWorker: Sendable {
     private let database: any Database
     private let handlers: [String: Handler]
     private let groupHandlers: [String: GroupHandler]
-    private let clock: any Clock
+    private let clock: any WallClock
     private let configuration: Configuration
     private let observe: @Sendable (OutboxJob, Outcome, (any Error)?) -> Void
     private let outbox = Outbox()
     private let loop = WorkerLoop()
 
     public init(
-        database: any Database, handlers: [String: Handler], groupHandlers: [String: GroupHandler] = [:], clock: any Clock = SystemClock(),
+        database: any Database, handlers: [String: Handler], groupHandlers: [String: GroupHandler] = [:], clock: any WallClock = SystemClock(),
         configuration: Configuration = .init(),
         observe: @escaping @Sendable (OutboxJob, Outcome, (any Error)?) -> Void = { _, _, _ in }
     ) {

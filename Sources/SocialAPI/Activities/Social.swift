@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import CloudHooks
 import Crypto
 import Storage
@@ -12,13 +13,13 @@ final class Social: Sendable {
 
     private let database: any Database
     private let hooks: Hooks
-    private let clock: any Clock
+    private let clock: any WallClock
     private let activities = ActivityStore()
     private let videos = VideoStore()
     private let accounts = AccountStore()
     private let registry: VideoRegistry.Videos
 
-    init(database: any Database, hooks: Hooks, videos registry: VideoRegistry.Videos, clock: any Clock) {
+    init(database: any Database, hooks: Hooks, videos registry: VideoRegistry.Videos, clock: any WallClock) {
         self.database = database
         self.hooks = hooks
         self.registry = registry

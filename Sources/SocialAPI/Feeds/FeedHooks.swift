@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import CloudHooks
 import Storage
 import VideoRegistry
@@ -16,7 +17,7 @@ import VideoRegistry
 ///   also takes the followed user's videos and activities out of the follower's feeds, at once.
 /// - Account before delete: the account's own feeds.
 enum FeedHooks {
-    static func register(on registry: HookRegistry, timelines: Timelines, clock: any Clock) {
+    static func register(on registry: HookRegistry, timelines: Timelines, clock: any WallClock) {
         registry.afterSave(Video.self) { event in
             guard event.isInsert else { return }
             try timelines.videoCreated(videoID: event.entity.id, now: clock.nowMillis(), on: event.connection)

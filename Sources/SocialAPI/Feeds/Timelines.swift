@@ -1,4 +1,5 @@
 import CloudHooks
+import Telemetry
 import JSON
 import Storage
 
@@ -291,7 +292,7 @@ struct Timelines: Sendable {
     // MARK: Outbox jobs
 
     /// The outbox handlers that continue fan-outs too large for one request.
-    func jobHandlers(clock: any Clock) -> [String: OutboxWorker.Handler] {
+    func jobHandlers(clock: any WallClock) -> [String: OutboxWorker.Handler] {
         let batch = configuration.batchSize
         return [
             JobKind.home: { job, connection in
@@ -319,7 +320,7 @@ struct Timelines: Sendable {
     }
 
     /// The outbox handlers that run many jobs of a kind at once (`OutboxWorker.GroupHandler`).
-    func groupHandlers(clock: any Clock) -> [String: OutboxWorker.GroupHandler] {
+    func groupHandlers(clock: any WallClock) -> [String: OutboxWorker.GroupHandler] {
         let batch = configuration.batchSize
         return [
             JobKind.following: { jobs, connection in

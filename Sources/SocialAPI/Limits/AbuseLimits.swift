@@ -17,9 +17,9 @@ public final class AbuseLimits: Sendable {
     let configuration: RateLimits
     private let limiters: [Name: RateLimiter]
     private let metrics: MetricsRegistry
-    private let clock: any Clock
+    private let clock: any WallClock
 
-    public init(configuration: RateLimits, metrics: MetricsRegistry, clock: any Clock) {
+    public init(configuration: RateLimits, metrics: MetricsRegistry, clock: any WallClock) {
         self.configuration = configuration
         self.metrics = metrics
         self.clock = clock

@@ -44,7 +44,7 @@ struct MailDispatcher: Sendable {
     let database: any Database
     let accounts: Accounts
     let service: MailService
-    let clock: any Clock
+    let clock: any WallClock
     let metrics: MetricsRegistry
 
     /// The outbox payload of a job: never a token.

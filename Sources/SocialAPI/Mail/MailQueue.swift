@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import HTTP
 import Storage
 
@@ -8,7 +9,7 @@ import Storage
 struct MailQueue: Sendable {
     let service: MailService?
     let accounts: Accounts
-    let clock: any Clock
+    let clock: any WallClock
 
     /// 503 `unavailable` when no mail is configured: the server's state, not the client's doing.
     static let unavailable = APIError(status: 503, code: "unavailable",

@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import CloudHooks
 import Storage
 import VideoRegistry
@@ -18,11 +19,11 @@ final class Moderation: Sendable {
     private let hooks: Hooks
     private let videos: Videos
     private let social: Social
-    private let clock: any Clock
+    private let clock: any WallClock
     private let log = ModerationLogStore()
     private let store = AccountStore()
 
-    init(database: any Database, accounts: Accounts, hooks: Hooks, videos: Videos, social: Social, clock: any Clock) {
+    init(database: any Database, accounts: Accounts, hooks: Hooks, videos: Videos, social: Social, clock: any WallClock) {
         self.database = database
         self.accounts = accounts
         self.hooks = hooks

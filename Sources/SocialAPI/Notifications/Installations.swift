@@ -1,4 +1,5 @@
 import CloudHooks
+import Telemetry
 import Crypto
 import Storage
 
@@ -44,7 +45,7 @@ struct Installations: Sendable {
     static let localeLength = 2...35
 
     let database: any Database
-    let clock: any Clock
+    let clock: any WallClock
 
     /// What `register` did with the token.
     enum Registration: Equatable {

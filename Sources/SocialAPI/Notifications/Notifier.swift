@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import CloudHooks
 import JSON
 import Storage
@@ -46,11 +47,11 @@ struct Notifier: Sendable {
     }
 
     let configuration: Configuration
-    let clock: any Clock
+    let clock: any WallClock
     private let store = NotificationStore()
     private let outbox = Outbox()
 
-    init(configuration: Configuration, clock: any Clock) {
+    init(configuration: Configuration, clock: any WallClock) {
         self.configuration = configuration
         self.clock = clock
     }

@@ -16,7 +16,7 @@ struct PushDispatcher: Sendable {
     let database: any Database
     let providers: [PushPlatform: any PushProvider]
     let webhook: WebhookNotifier?
-    let clock: any Clock
+    let clock: any WallClock
     let metrics: MetricsRegistry
 
     /// A job made ready to send, or already settled without sending.

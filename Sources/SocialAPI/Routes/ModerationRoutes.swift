@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import CloudHooks
 import HTTP
 import Storage
@@ -10,7 +11,7 @@ import VideoRegistry
 struct ModerationRoutes {
     let lists: PagedLists
     let moderation: Moderation
-    let clock: any Clock
+    let clock: any WallClock
 
     private var database: any Database { lists.database }
 

@@ -1,4 +1,5 @@
 import Auth
+import Telemetry
 import CloudHooks
 import Foundation
 import HTTP
@@ -10,7 +11,7 @@ import VideoRegistry
 struct NotificationRoutes {
     let lists: PagedLists
     let installations: Installations
-    let clock: any Clock
+    let clock: any WallClock
 
     private var database: any Database { lists.database }
 

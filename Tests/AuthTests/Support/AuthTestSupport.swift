@@ -1,4 +1,5 @@
 import Foundation
+import Telemetry
 import Synchronization
 import TestSupport
 import Testing
@@ -7,7 +8,7 @@ import Testing
 
 /// A clock whose time only moves when a test moves it, so lockouts and session expiry
 /// are tested without sleeping.
-final class ManualClock: Clock {
+final class ManualClock: WallClock {
     private let now: Mutex<Int64>
 
     /// Starts at 2014-04-05T10:15:30Z, an arbitrary but realistic instant.

@@ -1,9 +1,10 @@
 import Foundation
+import Telemetry
 import Storage
 import Synchronization
 
 /// A clock the test moves by hand.
-final class ManualClock: Clock {
+final class ManualClock: WallClock {
     private let millis: Mutex<Int64>
     init(millis: Int64 = 1_700_000_000_000) { self.millis = Mutex(millis) }
     func nowMillis() -> Int64 { millis.withLock { $0 } }

@@ -1,4 +1,5 @@
 import Crypto
+import Telemetry
 import Foundation
 import JSON
 import Storage
@@ -15,10 +16,10 @@ public final class APNsProvider: PushProvider {
     private let baseURL: String
     private let token: APNsProviderToken
     private let client: HTTP2Client
-    private let clock: any Clock
+    private let clock: any WallClock
 
     /// Reads the key file and sets up the connection pool; nothing is sent yet.
-    public init(configuration: APNsConfiguration, clock: any Clock = SystemClock()) throws(PushConfigurationError) {
+    public init(configuration: APNsConfiguration, clock: any WallClock = SystemClock()) throws(PushConfigurationError) {
         for (name, value) in [("apns-key-id", configuration.keyID), ("apns-team-id", configuration.teamID), ("apns-topic", configuration.topic)]
         where value.trimmingCharacters(in: .whitespaces).isEmpty {
             throw .missingSetting(name)

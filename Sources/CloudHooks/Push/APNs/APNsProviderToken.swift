@@ -1,4 +1,5 @@
 import Crypto
+import Telemetry
 import JSON
 import Storage
 import Synchronization
@@ -15,10 +16,10 @@ final class APNsProviderToken: Sendable {
     private let keyID: String
     private let teamID: String
     private let lifetimeSeconds: Int64
-    private let clock: any Clock
+    private let clock: any WallClock
     private let issued = Mutex<Issued?>(nil)
 
-    init(key: SigningKey, keyID: String, teamID: String, lifetimeSeconds: Int, clock: any Clock) {
+    init(key: SigningKey, keyID: String, teamID: String, lifetimeSeconds: Int, clock: any WallClock) {
         self.key = key
         self.keyID = keyID
         self.teamID = teamID

@@ -1,4 +1,5 @@
 import Crypto
+import Telemetry
 import JSON
 import Storage
 import Synchronization
@@ -23,10 +24,10 @@ final class FCMAccessToken: Sendable {
 
     private let account: ServiceAccount
     private let client: HTTP2Client
-    private let clock: any Clock
+    private let clock: any WallClock
     private let cached = Mutex<Cached?>(nil)
 
-    init(account: ServiceAccount, client: HTTP2Client, clock: any Clock) {
+    init(account: ServiceAccount, client: HTTP2Client, clock: any WallClock) {
         self.account = account
         self.client = client
         self.clock = clock

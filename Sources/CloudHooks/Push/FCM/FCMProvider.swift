@@ -1,4 +1,5 @@
 import JSON
+import Telemetry
 import Storage
 
 /// Firebase Cloud Messaging, HTTP v1 API.
@@ -13,10 +14,10 @@ public final class FCMProvider: PushProvider {
     private let sendURL: String
     private let accessToken: FCMAccessToken
     private let client: HTTP2Client
-    private let clock: any Clock
+    private let clock: any WallClock
 
     /// Reads the service account and sets up the connection pool; nothing is sent yet.
-    public init(configuration: FCMConfiguration, clock: any Clock = SystemClock()) throws(PushConfigurationError) {
+    public init(configuration: FCMConfiguration, clock: any WallClock = SystemClock()) throws(PushConfigurationError) {
         let account = try ServiceAccount.load(path: configuration.serviceAccountFile)
         sendURL = try normalizedBaseURL(configuration.baseURL) + "/v1/projects/" + account.projectID + "/messages:send"
         client = try HTTP2Client(configuration: .init(

@@ -1,4 +1,5 @@
 import Crypto
+import Telemetry
 import Storage
 
 /// One notification for the operator's relay: its JSON as the relay receives it.
@@ -41,9 +42,9 @@ public final class WebhookNotifier: Sendable {
     private let url: String
     private let key: HMACKey
     private let client: HTTP2Client
-    private let clock: any Clock
+    private let clock: any WallClock
 
-    public init(configuration: WebhookConfiguration, clock: any Clock = SystemClock()) throws(PushConfigurationError) {
+    public init(configuration: WebhookConfiguration, clock: any WallClock = SystemClock()) throws(PushConfigurationError) {
         guard !configuration.secret.isEmpty else { throw .missingSetting("webhook-secret") }
         url = try normalizedBaseURL(configuration.url)
         key = HMACKey(bytes: Array(configuration.secret.utf8))

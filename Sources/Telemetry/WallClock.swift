@@ -1,13 +1,14 @@
 import Foundation
 
-/// Where the server reads the time: injected everywhere so tests never sleep.
+/// Where the server reads the wall-clock time (named apart from `Swift.Clock`, which measures
+/// durations): injected everywhere so tests never sleep.
 /// Times are milliseconds since the Unix epoch, UTC, the form the schema stores.
-public protocol Clock: Sendable {
+public protocol WallClock: Sendable {
     func nowMillis() -> Int64
 }
 
 /// The machine's real-time clock.
-public struct SystemClock: Clock {
+public struct SystemClock: WallClock {
     public init() {}
     public func nowMillis() -> Int64 {
         var spec = timespec()
