@@ -2,10 +2,11 @@
 import PackageDescription
 
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
-// Storage <- Auth, CloudHooks <- VideoRegistry <- SocialAPI <- ParseImport <- pacenote;
-// HTTP is used by SocialAPI (and the executable that starts it) only.
-// JSON, Telemetry and Crypto are leaf utilities any module may use. CloudHooks' push providers
-// speak HTTP/2 through libcurl (CCurl, with the CCurlShim wrappers).
+// Storage <- Auth, Hooks <- VideoRegistry <- Community <- {Delivery, ParseImport, SocialAPI} <- pacenote.
+// Community is the domain (activities, feeds, notifications, moderation, search, account mail);
+// Delivery sends what it queues (APNs, FCM, webhook, SMTP) and is the only module on libcurl;
+// SocialAPI is the HTTP adapter and the only module, with the executable, on HTTP (libmicrohttpd).
+// JSON, Telemetry and Crypto are leaf utilities any module may use.
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -47,26 +48,33 @@ let package = Package(
         ),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "JSON", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["Storage", "Crypto", "CCrypt", "Telemetry"], swiftSettings: swiftSettings),
-        .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "CloudHooks", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        // The hook pipeline and the durable outbox.
+        .target(name: "Hooks", dependencies: ["Storage", "JSON", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "Hooks", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(
-            name: "CloudHooks",
-            dependencies: ["Storage", "Crypto", "JSON", "Telemetry", "CCurl", "CCurlShim"],
+            name: "Community",
+            dependencies: ["Storage", "Auth", "VideoRegistry", "Hooks", "JSON", "Crypto", "Telemetry"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Delivery",
+            dependencies: ["Storage", "Auth", "Hooks", "Community", "Crypto", "JSON", "Telemetry", "CCurl", "CCurlShim"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "SocialAPI",
-            dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Crypto", "Telemetry"],
+            dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "JSON", "Crypto", "Telemetry"],
             resources: [.embedInCode("openapi.json"), .embedInCode("Console"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "ParseImport",
-            dependencies: ["Storage", "Auth", "VideoRegistry", "JSON", "Telemetry", "SocialAPI"],
+            dependencies: ["Storage", "Auth", "VideoRegistry", "Community", "JSON", "Telemetry"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "pacenote",
-            dependencies: ["SocialAPI", "Storage", "Auth", "HTTP", "Telemetry", "ParseImport", "CloudHooks"],
+            dependencies: ["SocialAPI", "Community", "Storage", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery"],
             swiftSettings: swiftSettings
         ),
 
@@ -81,12 +89,13 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", "CSQLite", "Telemetry"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),
-        .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks", "Telemetry"]),
-        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "TestSupport", "Telemetry"]),
+        .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "Hooks", "Telemetry"]),
+        .testTarget(name: "HooksTests", dependencies: ["Hooks", "Storage", "TestSupport", "Telemetry"]),
+        .testTarget(name: "CommunityTests", dependencies: ["Community"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
-        .testTarget(name: "PushTests", dependencies: ["CloudHooks", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
-        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth", "TestSupport", "Telemetry"]),
-        .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth", "TestSupport", "Telemetry"]),
+        .testTarget(name: "PushTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
+        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "Hooks", "Delivery", "HTTP", "Storage", "Auth", "TestSupport", "Telemetry"]),
+        .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "Community", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "TestSupport"]),
     ]
 )

@@ -2,7 +2,7 @@ import Auth
 import Telemetry
 import Foundation
 import JSON
-import SocialAPI
+import Community
 import Storage
 
 /// Imports a Parse export directory into a migrated Pacenote database.

@@ -1,6 +1,6 @@
 import Auth
 import Telemetry
-import CloudHooks
+import Hooks
 import Crypto
 import Storage
 

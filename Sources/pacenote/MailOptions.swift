@@ -1,4 +1,5 @@
-import CloudHooks
+import Hooks
+import Delivery
 import Foundation
 import SocialAPI
 

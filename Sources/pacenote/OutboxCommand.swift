@@ -1,4 +1,5 @@
-import CloudHooks
+import Hooks
+import Delivery
 import Telemetry
 import Foundation
 import JSON

@@ -1,4 +1,6 @@
-import CloudHooks
+import Community
+import Hooks
+import Delivery
 import SocialAPI
 
 /// The push flags of API.md "Command line" (Push), shared by `serve` and `push test`: each

@@ -1,5 +1,7 @@
+import Community
 import Auth
-import CloudHooks
+import Hooks
+import Delivery
 import Foundation
 import HTTP
 import SocialAPI

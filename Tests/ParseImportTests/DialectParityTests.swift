@@ -1,6 +1,6 @@
 import Foundation
 import Telemetry
-import SocialAPI
+import Community
 import Storage
 import TestSupport
 import Testing

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 import VideoRegistry
 @testable import ParseImport
-@testable import SocialAPI
+@testable import Community
 
 /// What the tiny export should import, computed here from its JSON with Foundation,
 /// independently of the importer's reader and mappers.

@@ -1,5 +1,6 @@
 import TestSupport
-import CloudHooks
+import Hooks
+import Delivery
 import Foundation
 import Testing
 

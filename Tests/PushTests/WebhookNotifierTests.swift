@@ -1,5 +1,6 @@
 import TestSupport
-import CloudHooks
+import Hooks
+import Delivery
 import Crypto
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+@testable import Community
 import XCTest
 @testable import SocialAPI
 

@@ -1,3 +1,4 @@
+@testable import Community
 import Foundation
 import Storage
 import Synchronization

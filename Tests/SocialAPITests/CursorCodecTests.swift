@@ -1,3 +1,4 @@
+@testable import Community
 import Crypto
 import HTTP
 import XCTest

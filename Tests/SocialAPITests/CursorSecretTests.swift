@@ -1,3 +1,4 @@
+@testable import Community
 import Crypto
 import Foundation
 import XCTest

@@ -1,4 +1,6 @@
-import CloudHooks
+@testable import Community
+import Hooks
+import Delivery
 import Telemetry
 import Foundation
 import Storage

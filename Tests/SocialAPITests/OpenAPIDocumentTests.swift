@@ -1,3 +1,4 @@
+@testable import Community
 import Foundation
 import XCTest
 @testable import SocialAPI

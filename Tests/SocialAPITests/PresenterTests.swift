@@ -1,3 +1,4 @@
+@testable import Community
 import Storage
 import TestSupport
 import VideoRegistry

@@ -1,9 +1,11 @@
+@testable import Community
 import Storage
 import Telemetry
 import TestSupport
 import XCTest
 @testable import Auth
-@testable import CloudHooks
+@testable import Hooks
+@testable import Delivery
 @testable import SocialAPI
 
 /// Forwards to a real connection and keeps every statement it is given, so a test can ask

@@ -1,3 +1,4 @@
+@testable import Community
 import HTTP
 import XCTest
 @testable import SocialAPI

@@ -1,3 +1,4 @@
+@testable import Community
 import Auth
 import Storage
 import VideoRegistry

@@ -1,3 +1,4 @@
+import Community
 import Auth
 import HTTP
 import Storage

@@ -1,3 +1,4 @@
+import Community
 import HTTP
 
 /// The client address the limits count by (API.md "Limits on abuse"): the socket's, or the

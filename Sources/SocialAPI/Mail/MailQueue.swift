@@ -1,3 +1,5 @@
+import Community
+import Delivery
 import Auth
 import Telemetry
 import HTTP
@@ -28,15 +30,15 @@ struct MailQueue: Sendable {
     /// Queues the notice to the address the account had before an email change.
     func noticeEmailChanged(_ account: Account, oldEmail: String, on connection: any DatabaseConnection) throws {
         guard service != nil else { return }
-        try MailDispatcher.enqueue(.emailChanged(userID: account.id, oldEmail: oldEmail), now: clock.nowMillis(), on: connection)
+        try AccountMailJob.emailChanged(userID: account.id, oldEmail: oldEmail).enqueue(now: clock.nowMillis(), on: connection)
     }
 
     /// The `enqueue`s the recovery calls take.
     func enqueue(_ mail: AccountMail, on connection: any DatabaseConnection) throws {
-        try MailDispatcher.enqueue(.token(mail), now: clock.nowMillis(), on: connection)
+        try AccountMailJob.token(mail).enqueue(now: clock.nowMillis(), on: connection)
     }
 
     func enqueue(_ request: PasswordResetRequest, on connection: any DatabaseConnection) throws {
-        try MailDispatcher.enqueue(.resetRequest(request), now: clock.nowMillis(), on: connection)
+        try AccountMailJob.resetRequest(request).enqueue(now: clock.nowMillis(), on: connection)
     }
 }

@@ -1,3 +1,4 @@
+import Community
 import Crypto
 import Foundation
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import Community
 import JSON
 
 /// One page of a list: `{"items":[…],"nextCursor":null|"…"}` (API.md, "Conventions").

@@ -1,3 +1,4 @@
+import Community
 import HTTP
 
 /// The paging parameters of a list request (API.md, "Conventions"): `limit` and `cursor`.

@@ -1,3 +1,4 @@
+import Community
 import HTTP
 import JSON
 import Storage

@@ -1,3 +1,4 @@
+import Community
 import HTTP
 
 /// The keyset positions our lists use, to and from cursor values. A cursor whose MAC is

@@ -1,4 +1,6 @@
-import CloudHooks
+import Community
+import Hooks
+import Delivery
 import JSON
 
 /// An item of `GET /v1/moderation/queue`: the video, how often and why it was flagged, and

@@ -1,6 +1,8 @@
+import Community
 import Auth
 import Telemetry
-import CloudHooks
+import Hooks
+import Delivery
 import HTTP
 import Storage
 import VideoRegistry

@@ -1,0 +1,54 @@
+import Auth
+import Hooks
+import JSON
+import Storage
+
+/// What one job of the mail lane asks for, as its payload says.
+package enum AccountMailJob: Equatable {
+    /// The outbox kind of every job of the mail lane.
+    package static let kind = "mail.account"
+
+    case token(AccountMail)
+    case resetRequest(PasswordResetRequest)
+    case emailChanged(userID: String, oldEmail: String)
+
+    private static let resetRequestPurpose = "reset_request"
+    private static let emailChangedPurpose = "email_changed"
+
+    /// Queues the job inside the caller's write. The payload is never a token: a token mail
+    /// carries its nonce, and the dispatcher rebuilds the token from it.
+    package func enqueue(now: Int64, on connection: any DatabaseConnection) throws {
+        try Outbox().enqueue(kind: Self.kind, payload: JobInput.encode(payload), lane: .mail, now: now, on: connection)
+    }
+
+    package var payload: [String: JSONValue] {
+        switch self {
+        case .token(let mail):
+            ["purpose": .string(mail.purpose.rawValue), "userId": .string(mail.userID), "nonce": .string(mail.nonce)]
+        case .resetRequest(let request):
+            ["purpose": .string(Self.resetRequestPurpose), "email": .string(request.email), "locale": .string(request.locale.rawValue),
+             "nonce": .string(request.nonce)]
+        case .emailChanged(let userID, let oldEmail):
+            ["purpose": .string(Self.emailChangedPurpose), "userId": .string(userID), "to": .string(oldEmail)]
+        }
+    }
+
+    package init(_ input: JobInput) throws {
+        let purpose = try input.string("purpose")
+        switch purpose {
+        case Self.resetRequestPurpose:
+            let locale = AccountLocale(rawValue: try input.string("locale")) ?? .english
+            self = .resetRequest(PasswordResetRequest(email: try input.string("email"), locale: locale, nonce: try input.string("nonce")))
+        case Self.emailChangedPurpose:
+            self = .emailChanged(userID: try input.string("userId"), oldEmail: try input.string("to"))
+        default:
+            guard let token = AccountTokenPurpose(rawValue: purpose) else { throw AccountMailJobError(purpose: purpose) }
+            self = .token(AccountMail(purpose: token, userID: try input.string("userId"), nonce: try input.string("nonce")))
+        }
+    }
+}
+
+package struct AccountMailJobError: Error, CustomStringConvertible {
+    package let purpose: String
+    package var description: String { "unknown purpose \(purpose)" }
+}
