@@ -36,19 +36,21 @@ public struct RequestContext<Identity: Sendable>: Sendable {
     public var parameters: Parameters
     /// The matched pattern, e.g. "/v1/users/{id}" ("unmatched" otherwise); the metrics label.
     public var route: String
-    /// The request's method and the matched pattern, e.g. "GET /v1/users/{id}" (empty when
-    /// unmatched): what route lists are written in. Built once per route, not per request.
-    public var routeKey: String
+    /// The matched route's policy, as registered (a HEAD answered by a GET route gets the GET
+    /// route's). Middleware decide from it, never from the route's name.
+    public let policy: RoutePolicy
     /// Set by the application's authentication middleware.
     public var identity: Identity?
 
-    public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String = "unmatched", routeKey: String = "",
-                identity: Identity? = nil) {
+    /// `policy` defaults to the strictest (`.session`, no limit, the serving thread): a context
+    /// made by hand, outside the responder, opens nothing.
+    public init(requestID: String, logger: Logger, parameters: Parameters = Parameters(), route: String = "unmatched",
+                policy: RoutePolicy = .session, identity: Identity? = nil) {
         self.requestID = requestID
         self.logger = logger
         self.parameters = parameters
         self.route = route
-        self.routeKey = routeKey
+        self.policy = policy
         self.identity = identity
     }
 }

@@ -4,29 +4,26 @@ import HTTP
 
 /// Resolves `Authorization: Bearer <token>` to the caller, and refuses anonymous calls.
 ///
-/// Secure by default: every `/v1` route needs a session except those listed in
-/// `publicRoutes` (sign-up and login), plus, with `--public-read`, the GET routes in
-/// `publicReadRoutes`. A new route is therefore protected without anyone remembering to.
+/// Who may call a route is the route's own `RoutePolicy.access`, declared where it is registered
+/// (the router has no default for it): `.session` needs a session; `.public` is open (sign-up,
+/// login, the mailed-link endpoints, and everything outside `/v1`); `.publicRead` is open to GET
+/// with `--public-read` (rallies, videos, users and their lists; never feeds, notifications or
+/// moderation).
 struct AuthMiddleware: Middleware {
     typealias Identity = Accounts.Identity
-
-    static let publicRoutes: Set<String> = Set(["POST /v1/users", "POST /v1/sessions"]).union(AccountRecoveryRoutes.publicRoutes)
-    /// Rallies, videos, users and their lists; never feeds, notifications or moderation.
-    static let publicReadRoutes: Set<String> = [
-        "GET /v1/users/{idOrUsername}", "GET /v1/users/{id}/videos", "GET /v1/users/{id}/followers",
-        "GET /v1/users/{id}/following", "GET /v1/rallies", "GET /v1/rallies/{id}", "GET /v1/rallies/{id}/days/{n}/videos",
-        "GET /v1/videos/{id}", "GET /v1/videos/{id}/likes", "GET /v1/videos/{id}/comments",
-    ]
 
     let accounts: Accounts
     let publicRead: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) -> Response) throws -> Response {
         var context = context
-        let route = context.routeKey
-        let open = !context.route.hasPrefix("/v1/")
-            || Self.publicRoutes.contains(route)
-            || (publicRead && Self.publicReadRoutes.contains(route))
+        let open: Bool
+        switch context.policy.access {
+        case .session: open = false
+        case .public: open = true
+        // GET only: a HEAD answered by the same route has always needed a session.
+        case .publicRead: open = publicRead && request.method == "GET"
+        }
 
         if let token = Self.bearerToken(request.headers["authorization"]) {
             do {

@@ -42,21 +42,21 @@ final class HTTPServerLiveTests: XCTestCase {
 
     override func setUpWithError() throws {
         let router = RouterBuilder<String>(logger: Logger(handler: logs))
-        router.get("/hello") { _, _ in .json(JSONValue.object(["hello": .string("world")])) }
-        router.post("/echo") { request, _ in
+        router.get("/hello", policy: .public) { _, _ in .json(JSONValue.object(["hello": .string("world")])) }
+        router.post("/echo", policy: .public) { request, _ in
             Response(status: 200, headers: [("Content-Type", "application/octet-stream")], body: request.body)
         }
-        router.get("/query") { request, _ in .json(JSONValue.object(["q": .string(request.query["q"] ?? "")])) }
-        router.get("/items/{id}") { _, ctx in .json(JSONValue.object(["id": .string(ctx.parameters["id"] ?? "")])) }
+        router.get("/query", policy: .public) { request, _ in .json(JSONValue.object(["q": .string(request.query["q"] ?? "")])) }
+        router.get("/items/{id}", policy: .public) { _, ctx in .json(JSONValue.object(["id": .string(ctx.parameters["id"] ?? "")])) }
         let signal = started
         let gate = self.gate
-        router.post("/slow", options: .offload) { _, _ in
+        router.post("/slow", policy: .public(pool: .offload)) { _, _ in
             signal.semaphore.signal()
             gate.pass()  // stands in for bcrypt: CPU-heavy work on the offload pool
             return .json(JSONValue.object(["slow": .bool(true)]))
         }
         let waiting = self.waiting
-        router.put("/wait", options: .blocking) { _, _ in
+        router.put("/wait", policy: .public(pool: .blocking)) { _, _ in
             // Stands in for a write waiting its turn at the database's writer.
             waiting.semaphore.signal()
             gate.pass()

@@ -44,7 +44,7 @@ final class RouterTests: XCTestCase {
             router.add(middleware: Tracing(name: "A", trace: trace))
             router.add(middleware: Tracing(name: "B", trace: trace))
         }
-        router.get("/v1/users/{id}") { _, ctx in
+        router.get("/v1/users/{id}", policy: .publicRead) { _, ctx in
             var w = JSONWriter()
             w.beginObject()
             w.field("id", try ctx.parameters.require("id"))
@@ -53,15 +53,15 @@ final class RouterTests: XCTestCase {
             w.endObject()
             return .json(writer: w)
         }
-        router.get("/v1/users/me") { _, _ in .json(JSONValue.object(["me": .bool(true)])) }
-        router.put("/v1/users/{userId}/follow") { _, ctx in
+        router.get("/v1/users/me", policy: .session) { _, _ in .json(JSONValue.object(["me": .bool(true)])) }
+        router.put("/v1/users/{userId}/follow", policy: .session(limit: RouteLimit("writes"))) { _, ctx in
             .json(JSONValue.object(["followed": .string(ctx.parameters["userId"] ?? "")]))
         }
-        router.delete("/v1/users/{id}", options: .blocking) { _, _ in .noContent() }
-        router.post("/v1/sessions", options: .offload) { _, _ in .json(201, JSONValue.object([:])) }
-        router.get("/fail/api") { _, _ in throw APIError.validation("title", "Title is too long.") }
-        router.get("/fail/nofield") { _, _ in throw APIError.notFound("No such video.") }
-        router.get("/fail/other") { _, _ in throw Boom() }
+        router.delete("/v1/users/{id}", policy: .session(pool: .blocking)) { _, _ in .noContent() }
+        router.post("/v1/sessions", policy: .public(pool: .offload)) { _, _ in .json(201, JSONValue.object([:])) }
+        router.get("/fail/api", policy: .public) { _, _ in throw APIError.validation("title", "Title is too long.") }
+        router.get("/fail/nofield", policy: .public) { _, _ in throw APIError.notFound("No such video.") }
+        router.get("/fail/other", policy: .public) { _, _ in throw Boom() }
         return router.build()
     }
 
@@ -159,7 +159,7 @@ final class RouterTests: XCTestCase {
         let registry = MetricsRegistry()
         let router = RouterBuilder<String>()
         router.add(middleware: MetricsMiddleware<String>(registry: registry))
-        router.get("/v1/videos/{id}") { _, _ in throw APIError.notFound() }
+        router.get("/v1/videos/{id}", policy: .public) { _, _ in throw APIError.notFound() }
         let responder = router.build()
         _ = responder.respond(to: Request(method: "GET", path: "/v1/videos/9"))
         let text = registry.renderPrometheus()
@@ -182,7 +182,7 @@ final class RouterTests: XCTestCase {
         })
         router.add(middleware: MetricsMiddleware<String>(registry: registry))
         router.add(middleware: ThrowingMiddleware())
-        router.get("/v1/users/me") { _, _ in .noContent() }
+        router.get("/v1/users/me", policy: .session) { _, _ in .noContent() }
         let r = router.build().respond(to: Request(method: "GET", path: "/v1/users/me"))
         XCTAssertEqual(r.status, 503)
         XCTAssertEqual(try json(r)["error"]?["code"], .string("unavailable"))
@@ -190,7 +190,7 @@ final class RouterTests: XCTestCase {
         XCTAssertTrue(registry.renderPrometheus().contains(#"route="/v1/users/me",method="GET",status="503"} 1"#))
     }
 
-    func testOffloadFlagAndRouteList() {
+    func testPolicyPoolAndRouteList() {
         let responder = makeResponder()
         XCTAssertEqual(responder.workerPool(for: Request(method: "POST", path: "/v1/sessions")), .offload)
         XCTAssertEqual(responder.workerPool(for: Request(method: "DELETE", path: "/v1/users/1")), .blocking)
@@ -198,6 +198,34 @@ final class RouterTests: XCTestCase {
         XCTAssertNil(responder.workerPool(for: Request(method: "GET", path: "/v1/sessions")))
         XCTAssertTrue(responder.routes.contains(where: { $0.method == "PUT" && $0.pattern == "/v1/users/{userId}/follow" }))
         XCTAssertEqual(responder.routes.count, 8)
+    }
+
+    /// Each matched route's policy reaches the middleware as registered (a HEAD answered by a GET
+    /// route gets that route's), and nothing else: middleware never decide from route names.
+    func testTheMatchedRoutesPolicyIsInTheContext() {
+        final class Seen: Sendable {
+            let policies = Mutex<[RoutePolicy]>([])
+        }
+        struct Recording: Middleware {
+            let seen: Seen
+            func handle(_ request: Request, context: RequestContext<String>, next: (Request, RequestContext<String>) -> Response) throws -> Response {
+                seen.policies.withLock { $0.append(context.policy) }
+                return next(request, context)
+            }
+        }
+        let seen = Seen()
+        let router = RouterBuilder<String>()
+        router.add(middleware: Recording(seen: seen))
+        router.get("/v1/things/{id}", policy: .publicRead) { _, _ in .noContent() }
+        router.post("/v1/things", policy: .session(limit: RouteLimit("writes"), pool: .blocking)) { _, _ in .noContent() }
+        let responder = router.build()
+        _ = responder.respond(to: Request(method: "GET", path: "/v1/things/1"))
+        _ = responder.respond(to: Request(method: "HEAD", path: "/v1/things/1"))
+        _ = responder.respond(to: Request(method: "POST", path: "/v1/things"))
+        _ = responder.respond(to: Request(method: "GET", path: "/v1/nothing"))
+        XCTAssertEqual(seen.policies.withLock { $0 }, [.publicRead, .publicRead, RoutePolicy(access: .session, limit: RouteLimit("writes"), pool: .blocking)])
+        XCTAssertEqual(responder.routes.map(\.policy), [.publicRead, .session(limit: RouteLimit("writes"), pool: .blocking)])
+        XCTAssertEqual(responder.workerPool(for: Request(method: "POST", path: "/v1/things")), .blocking)
     }
 
     func testRequestIDsDiffer() {

@@ -11,8 +11,8 @@ final class AuthMiddlewareTests: XCTestCase {
         XCTAssertNil(AuthMiddleware.bearerToken(nil))
     }
 
-    // The contract's lists (API.md "Conventions"), written out here rather than read from
-    // `AuthMiddleware`, so a route wrongly added to the middleware's lists fails this test.
+    // The contract's lists (API.md "Conventions"), written out here rather than read from the
+    // routes' `RoutePolicy`, so a route wrongly declared open fails this test.
     // Parameters are `{}`: their names are the router's choice.
     /// Signup and login, and the mailed-link endpoints of API.md "Email verification and password
     /// reset" (whoever forgot a password has no session): the only `/v1` routes open without one.

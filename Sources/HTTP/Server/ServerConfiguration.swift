@@ -6,11 +6,11 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8080
     /// libmicrohttpd's internal thread pool size (serving threads).
     public var threads: Int = 4
-    /// Threads of the offload pool (routes with `RouteOptions.offload`, e.g. bcrypt).
+    /// Threads of the offload pool (routes whose `RoutePolicy.pool` is `.offload`, e.g. bcrypt).
     public var offloadThreads: Int = 2
     /// Jobs that may wait for an offload thread; beyond it requests get 503 `unavailable` with `Retry-After`.
     public var offloadQueueCapacity: Int = 256
-    /// Threads of the blocking pool (routes with `RouteOptions.blocking`, e.g. database
+    /// Threads of the blocking pool (routes whose `RoutePolicy.pool` is `.blocking`, e.g. database
     /// writes). Its queue holds one job per connection, so it never refuses one.
     public var blockingThreads: Int = 32
     /// Largest request body; a larger one is 413 `payload_too_large`.

@@ -68,37 +68,42 @@ extension AbuseLimits {
     }
 }
 
+/// The limits a route counts its requests against (`RoutePolicy.limit`), declared where the
+/// route is registered.
+extension RouteLimit {
+    /// `--limit-signups`, per client address.
+    static let signups = RouteLimit(AbuseLimits.Name.signups.rawValue)
+    /// `--limit-logins`, per client address.
+    static let logins = RouteLimit(AbuseLimits.Name.logins.rawValue)
+    /// `--limit-writes`, per signed-in user: API.md's writes (videos, likes, comments, flags, follows).
+    static let writes = RouteLimit(AbuseLimits.Name.writes.rawValue)
+}
+
 /// Applies the limits that depend only on the route and the caller: all requests per address
-/// (`.beforeAuth`, first, so even requests with a bad token count), then sign-ups and logins
-/// per address and writes per user (`.afterAuth`, once the caller is known). The mail limits
-/// need the address a mail goes to and are checked by the mail routes.
+/// (`.beforeAuth`, first, so even requests with a bad token count), then the matched route's
+/// `RoutePolicy.limit` (`.afterAuth`, once the caller is known): sign-ups and logins per
+/// address, writes per user. The mail limits need the address a mail goes to and are checked
+/// by the mail routes.
 struct RateLimitMiddleware: Middleware {
     typealias Identity = Accounts.Identity
 
     enum Stage { case beforeAuth, afterAuth }
 
-    /// The writes of API.md's write limit: videos, likes, comments, flags, follows.
-    static let writeRoutes: Set<String> = [
-        "POST /v1/videos", "PATCH /v1/videos/{id}", "DELETE /v1/videos/{id}", "PUT /v1/videos/{id}/like",
-        "DELETE /v1/videos/{id}/like", "POST /v1/videos/{id}/comments", "DELETE /v1/comments/{id}",
-        "POST /v1/videos/{id}/flags", "PUT /v1/users/{id}/follow", "DELETE /v1/users/{id}/follow",
-    ]
-
     let limits: AbuseLimits
     let stage: Stage
 
     func handle(_ request: Request, context: Context, next: (Request, Context) -> Response) throws -> Response {
-        let route = context.routeKey
         switch stage {
         case .beforeAuth:
             try limits.check(.requests, key: limits.clientKey(request))
         case .afterAuth:
-            if route == "POST /v1/users" {
-                try limits.check(.signups, key: limits.clientKey(request))
-            } else if route == "POST /v1/sessions" {
-                try limits.check(.logins, key: limits.clientKey(request))
-            } else if Self.writeRoutes.contains(route), let identity = context.identity {
-                try limits.check(.writes, key: identity.userID)
+            switch context.policy.limit {
+            case nil: break
+            case .signups?: try limits.check(.signups, key: limits.clientKey(request))
+            case .logins?: try limits.check(.logins, key: limits.clientKey(request))
+            case .writes?:
+                if let identity = context.identity { try limits.check(.writes, key: identity.userID) }
+            case let other?: preconditionFailure("route limit \(other) is not one of AbuseLimits'")
             }
         }
         return next(request, context)

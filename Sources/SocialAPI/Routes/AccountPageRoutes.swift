@@ -14,10 +14,10 @@ struct AccountPageRoutes {
         + "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.get("/account/verify", verify)
-        router.get("/account/reset", reset)
-        router.get("/account/account.js", script)
-        router.get("/account/account.css", style)
+        router.get("/account/verify", policy: .public, verify)
+        router.get("/account/reset", policy: .public, reset)
+        router.get("/account/account.js", policy: .public, script)
+        router.get("/account/account.css", policy: .public, style)
     }
 
     @Sendable func verify(_ request: Request, _ context: Context) throws -> Response {

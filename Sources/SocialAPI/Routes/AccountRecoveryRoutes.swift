@@ -11,17 +11,14 @@ struct AccountRecoveryRoutes {
     let mail: MailQueue
     let limits: AbuseLimits
 
-    /// Reachable without a session (added to `AuthMiddleware.publicRoutes`).
-    static let publicRoutes: Set<String> = [
-        "POST /v1/email-verifications/confirm", "POST /v1/password-resets", "POST /v1/password-resets/confirm",
-    ]
-
+    /// Asking for a verification mail needs the session of the account it goes to; the rest are
+    /// `.public`, since whoever follows a mailed link, or forgot a password, has no session.
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.post("/v1/users/me/email-verification", options: .blocking, requestVerification)
-        router.post("/v1/email-verifications/confirm", options: .blocking, confirmVerification)
-        router.post("/v1/password-resets", options: .blocking, requestReset)
+        router.post("/v1/users/me/email-verification", policy: .session(pool: .blocking), requestVerification)
+        router.post("/v1/email-verifications/confirm", policy: .public(pool: .blocking), confirmVerification)
+        router.post("/v1/password-resets", policy: .public(pool: .blocking), requestReset)
         // bcrypt: off the serving threads like every route that hashes.
-        router.post("/v1/password-resets/confirm", options: .offload, confirmReset)
+        router.post("/v1/password-resets/confirm", policy: .public(pool: .offload), confirmReset)
     }
 
     @Sendable func requestVerification(_ request: Request, _ context: Context) throws -> Response {

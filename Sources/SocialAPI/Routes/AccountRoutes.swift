@@ -20,16 +20,16 @@ struct AccountRoutes {
     let limits: AbuseLimits
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.post("/v1/users", options: .offload, signUp)
-        router.post("/v1/sessions", options: .offload, logIn)
-        router.delete("/v1/sessions/current", options: .blocking, logOut)
-        router.delete("/v1/sessions", options: .blocking, logOutEverywhere)
-        router.get("/v1/users/me", me)
-        router.patch("/v1/users/me", options: .blocking, updateMe)
-        router.put("/v1/users/me/password", options: .offload, changePassword)
-        router.delete("/v1/users/me", options: .offload, deleteMe)
-        router.get("/v1/users/{idOrUsername}", user)
-        router.put("/v1/users/{id}/role", options: .blocking, setRole)
+        router.post("/v1/users", policy: .public(limit: .signups, pool: .offload), signUp)
+        router.post("/v1/sessions", policy: .public(limit: .logins, pool: .offload), logIn)
+        router.delete("/v1/sessions/current", policy: .session(pool: .blocking), logOut)
+        router.delete("/v1/sessions", policy: .session(pool: .blocking), logOutEverywhere)
+        router.get("/v1/users/me", policy: .session, me)
+        router.patch("/v1/users/me", policy: .session(pool: .blocking), updateMe)
+        router.put("/v1/users/me/password", policy: .session(pool: .offload), changePassword)
+        router.delete("/v1/users/me", policy: .session(pool: .offload), deleteMe)
+        router.get("/v1/users/{idOrUsername}", policy: .publicRead, user)
+        router.put("/v1/users/{id}/role", policy: .session(pool: .blocking), setRole)
     }
 
     @Sendable func signUp(_ request: Request, _ context: Context) throws -> Response {

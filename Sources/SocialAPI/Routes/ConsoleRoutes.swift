@@ -24,8 +24,8 @@ struct ConsoleRoutes {
     ]
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.get("/console/", page)
-        router.get("/console/{file}", file)
+        router.get("/console/", policy: .public, page)
+        router.get("/console/{file}", policy: .public, file)
     }
 
     @Sendable func page(_ request: Request, _ context: Context) throws -> Response {

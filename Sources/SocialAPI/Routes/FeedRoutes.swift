@@ -10,10 +10,10 @@ struct FeedRoutes {
     let lists: PagedLists
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.get("/v1/feed/home", home)
-        router.get("/v1/feed/news", news)
-        router.get("/v1/feed/following", following)
-        router.get("/v1/feed/likes", likes)
+        router.get("/v1/feed/home", policy: .session, home)
+        router.get("/v1/feed/news", policy: .session, news)
+        router.get("/v1/feed/following", policy: .session, following)
+        router.get("/v1/feed/likes", policy: .session, likes)
     }
 
     @Sendable func home(_ request: Request, _ context: Context) throws -> Response {

@@ -18,15 +18,15 @@ struct ModerationRoutes {
     private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.get("/v1/moderation/queue", queue)
-        router.post("/v1/moderation/videos/{id}/hide", options: .blocking, hide)
-        router.post("/v1/moderation/videos/{id}/restore", options: .blocking, restore)
-        router.post("/v1/moderation/videos/{id}/dismiss", options: .blocking, dismiss)
-        router.post("/v1/moderation/users/{id}/ban", options: .blocking, ban)
-        router.post("/v1/moderation/users/{id}/unban", options: .blocking, unban)
-        router.get("/v1/moderation/log", log)
-        router.get("/v1/moderation/outbox/dead", deadLetters)
-        router.post("/v1/moderation/outbox/{seq}/retry", options: .blocking, retry)
+        router.get("/v1/moderation/queue", policy: .session, queue)
+        router.post("/v1/moderation/videos/{id}/hide", policy: .session(pool: .blocking), hide)
+        router.post("/v1/moderation/videos/{id}/restore", policy: .session(pool: .blocking), restore)
+        router.post("/v1/moderation/videos/{id}/dismiss", policy: .session(pool: .blocking), dismiss)
+        router.post("/v1/moderation/users/{id}/ban", policy: .session(pool: .blocking), ban)
+        router.post("/v1/moderation/users/{id}/unban", policy: .session(pool: .blocking), unban)
+        router.get("/v1/moderation/log", policy: .session, log)
+        router.get("/v1/moderation/outbox/dead", policy: .session, deadLetters)
+        router.post("/v1/moderation/outbox/{seq}/retry", policy: .session(pool: .blocking), retry)
     }
 
     /// Videos with open flags, most flagged first, each with its flags' reasons and who raised them.

@@ -18,10 +18,10 @@ struct NotificationRoutes {
     private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.post("/v1/installations", options: .blocking, registerInstallation)
-        router.delete("/v1/installations/{id}", options: .blocking, removeInstallation)
-        router.get("/v1/notifications", notifications)
-        router.post("/v1/notifications/read", options: .blocking, markRead)
+        router.post("/v1/installations", policy: .session(pool: .blocking), registerInstallation)
+        router.delete("/v1/installations/{id}", policy: .session(pool: .blocking), removeInstallation)
+        router.get("/v1/notifications", policy: .session, notifications)
+        router.post("/v1/notifications/read", policy: .session(pool: .blocking), markRead)
     }
 
     @Sendable func registerInstallation(_ request: Request, _ context: Context) throws -> Response {

@@ -28,14 +28,14 @@ struct OperationsRoutes {
 
     /// `/healthz`, `/openapi.json` and, when `servesMetrics` (no listener of its own), `/metrics`.
     func register(on router: RouterBuilder<Accounts.Identity>, servesMetrics: Bool = true) {
-        router.get("/healthz", health)
+        router.get("/healthz", policy: .public, health)
         if servesMetrics { registerMetrics(on: router) }
-        router.get("/openapi.json", openAPI)
+        router.get("/openapi.json", policy: .public, openAPI)
     }
 
     /// `/metrics` alone, for the responder of the main listener or of `--metrics-listen`.
     func registerMetrics(on router: RouterBuilder<Accounts.Identity>) {
-        router.get("/metrics", prometheus)
+        router.get("/metrics", policy: .public, prometheus)
     }
 
     static let metricsTokenRequired = APIError(

@@ -11,12 +11,12 @@ struct RallyRoutes {
     let rallies: Rallies
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.get("/v1/rallies", list)
-        router.post("/v1/rallies", options: .blocking, create)
-        router.get("/v1/rallies/{id}", rally)
-        router.patch("/v1/rallies/{id}", options: .blocking, update)
-        router.delete("/v1/rallies/{id}", options: .blocking, delete)
-        router.get("/v1/rallies/{id}/days/{n}/videos", dayVideos)
+        router.get("/v1/rallies", policy: .publicRead, list)
+        router.post("/v1/rallies", policy: .session(pool: .blocking), create)
+        router.get("/v1/rallies/{id}", policy: .publicRead, rally)
+        router.patch("/v1/rallies/{id}", policy: .session(pool: .blocking), update)
+        router.delete("/v1/rallies/{id}", policy: .session(pool: .blocking), delete)
+        router.get("/v1/rallies/{id}/days/{n}/videos", policy: .publicRead, dayVideos)
     }
 
     @Sendable func list(_ request: Request, _ context: Context) throws -> Response {

@@ -10,8 +10,8 @@ struct SearchRoutes {
     let lists: PagedLists
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.get("/v1/search/users", users)
-        router.get("/v1/search/videos", videos)
+        router.get("/v1/search/users", policy: .session, users)
+        router.get("/v1/search/videos", policy: .session, videos)
     }
 
     @Sendable func users(_ request: Request, _ context: Context) throws -> Response {

@@ -12,11 +12,11 @@ struct UserRoutes {
     private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.put("/v1/users/{id}/follow", options: .blocking, follow)
-        router.delete("/v1/users/{id}/follow", options: .blocking, unfollow)
-        router.get("/v1/users/{id}/videos", videos)
-        router.get("/v1/users/{id}/followers", followers)
-        router.get("/v1/users/{id}/following", following)
+        router.put("/v1/users/{id}/follow", policy: .session(limit: .writes, pool: .blocking), follow)
+        router.delete("/v1/users/{id}/follow", policy: .session(limit: .writes, pool: .blocking), unfollow)
+        router.get("/v1/users/{id}/videos", policy: .publicRead, videos)
+        router.get("/v1/users/{id}/followers", policy: .publicRead, followers)
+        router.get("/v1/users/{id}/following", policy: .publicRead, following)
     }
 
     @Sendable func follow(_ request: Request, _ context: Context) throws -> Response {

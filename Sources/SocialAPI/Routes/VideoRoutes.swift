@@ -15,17 +15,17 @@ struct VideoRoutes {
     private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.post("/v1/videos", options: .blocking, create)
-        router.get("/v1/videos/{id}", video)
-        router.patch("/v1/videos/{id}", options: .blocking, update)
-        router.delete("/v1/videos/{id}", options: .blocking, delete)
-        router.put("/v1/videos/{id}/like", options: .blocking, like)
-        router.delete("/v1/videos/{id}/like", options: .blocking, unlike)
-        router.get("/v1/videos/{id}/likes", likes)
-        router.post("/v1/videos/{id}/comments", options: .blocking, comment)
-        router.get("/v1/videos/{id}/comments", comments)
-        router.delete("/v1/comments/{id}", options: .blocking, deleteComment)
-        router.post("/v1/videos/{id}/flags", options: .blocking, flag)
+        router.post("/v1/videos", policy: .session(limit: .writes, pool: .blocking), create)
+        router.get("/v1/videos/{id}", policy: .publicRead, video)
+        router.patch("/v1/videos/{id}", policy: .session(limit: .writes, pool: .blocking), update)
+        router.delete("/v1/videos/{id}", policy: .session(limit: .writes, pool: .blocking), delete)
+        router.put("/v1/videos/{id}/like", policy: .session(limit: .writes, pool: .blocking), like)
+        router.delete("/v1/videos/{id}/like", policy: .session(limit: .writes, pool: .blocking), unlike)
+        router.get("/v1/videos/{id}/likes", policy: .publicRead, likes)
+        router.post("/v1/videos/{id}/comments", policy: .session(limit: .writes, pool: .blocking), comment)
+        router.get("/v1/videos/{id}/comments", policy: .publicRead, comments)
+        router.delete("/v1/comments/{id}", policy: .session(limit: .writes, pool: .blocking), deleteComment)
+        router.post("/v1/videos/{id}/flags", policy: .session(limit: .writes, pool: .blocking), flag)
     }
 
     @Sendable func create(_ request: Request, _ context: Context) throws -> Response {

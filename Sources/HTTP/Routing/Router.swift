@@ -1,30 +1,5 @@
 import Telemetry
 
-/// Per-route options.
-public struct RouteOptions: OptionSet, Sendable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-
-    /// Run the handler on the server's offload pool instead of a serving thread. Use it for
-    /// CPU-heavy work (bcrypt on signup and login): a serving thread multiplexes many
-    /// connections, so blocking it stalls all of them.
-    public static let offload = RouteOptions(rawValue: 1 << 0)
-
-    /// Run the handler on the server's blocking pool. Use it for handlers that mostly wait
-    /// their turn for something requests share one at a time (a database's single writer):
-    /// the pool's many threads wait side by side, so the serving threads keep answering
-    /// other requests meanwhile.
-    public static let blocking = RouteOptions(rawValue: 1 << 1)
-}
-
-/// Where a request's handler runs, when not on the serving thread that read it.
-public enum WorkerPool: Sendable {
-    /// `RouteOptions.offload`: few threads, at a lower priority, for CPU-heavy work.
-    case offload
-    /// `RouteOptions.blocking`: many threads, for handlers that wait.
-    case blocking
-}
-
 /// A route handler. Runs synchronously on a serving thread, or on a `WorkerPool`'s.
 public typealias Handler<Identity: Sendable> = @Sendable (Request, RequestContext<Identity>) throws -> Response
 
@@ -57,31 +32,33 @@ public final class RouterBuilder<Identity: Sendable> {
         middlewares.append(middleware)
     }
 
-    /// Registers `handler` for `method` and `pattern` (`/v1/users/{id}/follow`). Literal
-    /// segments win over parameters; a trailing slash is ignored.
-    public func on(_ method: String, _ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
+    /// Registers `handler` for `method` and `pattern` (`/v1/users/{id}/follow`) under `policy`
+    /// (who may call it, the limit it counts against, the pool it runs on). Literal segments win
+    /// over parameters; a trailing slash is ignored. `policy` has no default on purpose: a route
+    /// cannot be registered without saying who may call it.
+    public func on(_ method: String, _ pattern: String, policy: RoutePolicy, _ handler: @escaping Handler<Identity>) {
         precondition(!built, "RouterBuilder used after build()")
-        routes.append(Route(method: method, pattern: pattern, options: options, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, policy: policy, handler: handler))
     }
 
-    public func get(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
-        on("GET", pattern, options: options, handler)
+    public func get(_ pattern: String, policy: RoutePolicy, _ handler: @escaping Handler<Identity>) {
+        on("GET", pattern, policy: policy, handler)
     }
 
-    public func post(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
-        on("POST", pattern, options: options, handler)
+    public func post(_ pattern: String, policy: RoutePolicy, _ handler: @escaping Handler<Identity>) {
+        on("POST", pattern, policy: policy, handler)
     }
 
-    public func put(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
-        on("PUT", pattern, options: options, handler)
+    public func put(_ pattern: String, policy: RoutePolicy, _ handler: @escaping Handler<Identity>) {
+        on("PUT", pattern, policy: policy, handler)
     }
 
-    public func patch(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
-        on("PATCH", pattern, options: options, handler)
+    public func patch(_ pattern: String, policy: RoutePolicy, _ handler: @escaping Handler<Identity>) {
+        on("PATCH", pattern, policy: policy, handler)
     }
 
-    public func delete(_ pattern: String, options: RouteOptions = [], _ handler: @escaping Handler<Identity>) {
-        on("DELETE", pattern, options: options, handler)
+    public func delete(_ pattern: String, policy: RoutePolicy, _ handler: @escaping Handler<Identity>) {
+        on("DELETE", pattern, policy: policy, handler)
     }
 
     /// Freezes the routes and middleware into an immutable responder.
@@ -92,23 +69,21 @@ public final class RouterBuilder<Identity: Sendable> {
     }
 }
 
-/// One registered route with its middleware chain composed once, at build time.
+/// One registered route: its pattern parsed once, its policy and its handler. The responder
+/// composes its middleware chain once, at build time (`Responder.chains`, same index).
 struct Route<Identity: Sendable>: Sendable {
     let method: String
     let pattern: String
-    /// "METHOD pattern" (`RequestContext.routeKey`).
-    let key: String
-    let options: RouteOptions
+    let policy: RoutePolicy
     let handler: Handler<Identity>
     /// (segment index, parameter name) for each `{name}` segment.
     let parameterNames: [(Int, String)]
     let segments: [RouteSegment]
 
-    init(method: String, pattern: String, options: RouteOptions, handler: @escaping Handler<Identity>) {
+    init(method: String, pattern: String, policy: RoutePolicy, handler: @escaping Handler<Identity>) {
         self.method = method
         self.pattern = pattern
-        key = "\(method) \(pattern)"
-        self.options = options
+        self.policy = policy
         self.handler = handler
         var names: [(Int, String)] = []
         var segments: [RouteSegment] = []

@@ -2,7 +2,7 @@ import Telemetry
 
 /// What the server calls for every request. Implementations are immutable and thread-safe.
 public protocol HTTPResponder: Sendable {
-    /// The pool the request's route asked to run on (`RouteOptions`); nil: the serving thread.
+    /// The pool the request's route asked to run on (`RoutePolicy.pool`); nil: the serving thread.
     func workerPool(for request: Request) -> WorkerPool?
     /// The response; never throws: every failure becomes the JSON error envelope.
     func respond(to request: Request) -> Response
@@ -11,17 +11,20 @@ public protocol HTTPResponder: Sendable {
 /// The frozen router: immutable, `Sendable`, read by every server thread without locks.
 ///
 /// Order of work for one request: make a request id and logger; match the route (404, 405);
-/// run the middleware chain around the handler, converting an error into its response (through
+/// run the route's middleware chain (composed once, at build time) around the handler, with the
+/// route's `RoutePolicy` in the context, converting an error into its response (through
 /// the error mapper) at the level it escapes, so every middleware sees the final status; add
 /// `X-Request-Id`; drop the body for HEAD.
 public final class Responder<Identity: Sendable>: HTTPResponder {
     typealias Chain = @Sendable (Request, RequestContext<Identity>) -> Response
 
     let routeTable: [Route<Identity>]
+    /// Each route's middleware chain around its handler, composed once in `init` (same index
+    /// as `routeTable`).
     let chains: [Chain]
     let root: RouteNode
     let logger: Logger
-    /// Methods of the routes registered with `.offload` or `.blocking`: any other request is
+    /// Methods of the routes whose policy names a pool: any other request is
     /// answered on its serving thread without matching its route a second time.
     let pooledMethods: Set<String>
 
@@ -31,7 +34,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger, mapError: @escaping ErrorMapper) {
         self.routeTable = routes
         self.logger = logger
-        pooledMethods = Set(routes.filter { !$0.options.isDisjoint(with: [.offload, .blocking]) }.map(\.method))
+        pooledMethods = Set(routes.filter { $0.policy.pool != nil }.map(\.method))
         root = RouteNode.build(routes.enumerated().map { (index: $0.offset, method: $0.element.method, segments: $0.element.segments) })
         // Every error, wherever it is thrown (a handler or a middleware), becomes its response
         // right where it escapes, through the one mapper: so each middleware's `next` returns the
@@ -62,9 +65,10 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         }
     }
 
-    /// Every registered (method, pattern), in registration order; for the OpenAPI completeness test.
-    public var routes: [(method: String, pattern: String)] {
-        routeTable.map { (method: $0.method, pattern: $0.pattern) }
+    /// Every registered (method, pattern) with its policy, in registration order; for the tests
+    /// that walk the routes (the OpenAPI document's completeness, the policy table).
+    public var routes: [(method: String, pattern: String, policy: RoutePolicy)] {
+        routeTable.map { (method: $0.method, pattern: $0.pattern, policy: $0.policy) }
     }
 
     enum Match {
@@ -95,8 +99,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     public func workerPool(for request: Request) -> WorkerPool? {
         guard pooledMethods.contains(request.method),
               case .found(let index, _) = match(method: request.method, path: request.path) else { return nil }
-        let options = routeTable[index].options
-        return options.contains(.offload) ? .offload : options.contains(.blocking) ? .blocking : nil
+        return routeTable[index].policy.pool
     }
 
     public func respond(to request: Request) -> Response {
@@ -107,8 +110,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         case .found(let index, let parameters):
             let route = routeTable[index]
             let context = RequestContext<Identity>(
-                requestID: requestID, logger: requestLogger, parameters: parameters, route: route.pattern,
-                routeKey: request.method == route.method ? route.key : "\(request.method) \(route.pattern)")
+                requestID: requestID, logger: requestLogger, parameters: parameters, route: route.pattern, policy: route.policy)
             response = chains[index](request, context)
         case .notFound:
             response = APIError.notFound().response
