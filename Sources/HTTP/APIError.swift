@@ -4,7 +4,8 @@ import JSON
 /// `{"error":{"code":"…","message":"…","field":"…"}}` (`field` omitted when nil).
 ///
 /// Any other error thrown by a handler or middleware becomes 500 `internal`, logged with the
-/// request id and the error's type name only (never its description, which may hold secrets).
+/// request id and the error's type name, and with its description only when the error is a
+/// `SafelyDescribedError` (such as `StorageError`): any other description may hold secrets.
 public struct APIError: Error, Sendable, JSONEncodable {
     public let status: Int
     /// A snake_case code from API.md.

@@ -74,9 +74,10 @@ final class RouteSeries: Sendable {
 
 /// Maps any error to the response the client gets, logging what an operator needs.
 ///
-/// `APIError` answers with its envelope (logged at error level when 5xx). Anything else is 500
-/// `internal`, logged with the request id (already in `logger`) and the error's type name only:
-/// descriptions, request bodies and headers may carry passwords or tokens.
+/// `APIError` answers with its envelope (logged at error level with its status and code when
+/// 5xx). Anything else is 500 `internal`, logged with the request id (already in `logger`), the
+/// error's type name (`error_type`) and, for a `SafelyDescribedError` only, its description
+/// (`error`): other descriptions, request bodies and headers may carry passwords or tokens.
 func errorResponse(for error: any Error, logger: Logger) -> Response {
     if let apiError = error as? APIError {
         if apiError.status >= 500 {

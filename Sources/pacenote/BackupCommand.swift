@@ -8,7 +8,9 @@ enum BackupCommand {
     static let spec = CommandSpec(
         synopsis: "backup FILE [--data-dir ./data | --database postgres://...]",
         summary: """
-            Writes a consistent copy of the database to FILE (which must not exist, and is created 0600) while servers keep running             on it; prints FILE. SQLite: a copy of the database file. PostgreSQL: pg_dump's custom format (pg_dump must be on PATH;             pg_restore reads it).
+            Writes a consistent copy of the database to FILE (which must not exist, and is created 0600) \
+            while servers keep running on it; prints FILE. SQLite: a copy of the database file. \
+            PostgreSQL: pg_dump's custom format (pg_dump must be on PATH; pg_restore reads it).
             """,
         flags: CommonOptions.flags
     )

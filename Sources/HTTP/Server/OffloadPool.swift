@@ -15,7 +15,9 @@ final class OffloadPool: Sendable {
         var jobs: [Job?] = []
         var head = 0
         var closed = false
-        /// Jobs queued or running; `drain` waits for zero.
+        /// Jobs queued or running, read through `outstanding` (the `/metrics` gauges of both
+        /// pools). Nothing waits for it to reach zero: `shutdown` lets the queued jobs finish by
+        /// joining the threads.
         var outstanding = 0
 
         var waiting: Int { jobs.count - head }
