@@ -81,6 +81,11 @@ extension JSONValue: JSONEncodable {
 extension JSONValue {
     /// The value as JSON text: for job payloads, and for lists bound as one value that
     /// SQLite's `json_each` reads (one statement shape whatever the list's length).
+    /// Values as the text of one JSON array: a list bound as one value, which SQL's
+    /// `json_each` (SQLite) and `jsonb_array_elements_text` (PostgreSQL) read back.
+    public static func arrayText(_ values: [String]) -> String { JSONValue.array(values.map(JSONValue.string)).encodedText }
+    public static func arrayText(_ values: [Int64]) -> String { JSONValue.array(values.map(JSONValue.int)).encodedText }
+
     public var encodedText: String {
         var writer = JSONWriter(capacity: 128)
         encode(to: &writer)

@@ -1,3 +1,4 @@
+import Community
 import Auth
 
 /// An `Activity` row as imported; its users and video are checked against the database.
@@ -24,11 +25,11 @@ enum ActivityMapper {
         case .failure(let skip): return .skip(skip.reason)
         }
         guard let type = fields.int("type") else { return .skip("missing type") }
-        guard (1...4).contains(type) else { return .skip("unknown type \(type)") }
+        guard let kind = ActivityKind(rawValue: type) else { return .skip("unknown type \(type)") }
         guard let from = fields.pointer("fromUser") else { return .skip("missing fromUser") }
         guard let to = fields.pointer("toUser") else { return .skip("missing toUser") }
         var videoID: String?
-        if type != 4 {
+        if kind != .follow {
             guard let video = fields.pointer("video") else { return .skip("missing video") }
             videoID = video
         } else if from == to {
@@ -36,13 +37,13 @@ enum ActivityMapper {
         }
         let text = cut(TextRules.trimmed(fields.string("content") ?? "").replacingNULs(), to: contentLength)
         var content: String?
-        switch type {
-        case 2:
+        switch kind {
+        case .comment:
             guard !text.isEmpty else { return .skip("empty comment") }
             content = text
-        case 3:
+        case .inappropriate:
             content = text.isEmpty ? nil : text
-        default:
+        case .like, .follow:
             content = nil
         }
         let times = Timestamps(fields, now: now)

@@ -1,3 +1,4 @@
+import Community
 import Storage
 
 /// Recomputes every stored counter from the rows it counts, set-based.
@@ -15,14 +16,14 @@ enum CounterRebuild {
     static func recompute(on connection: any DatabaseConnection) throws {
         try connection.execute("""
             UPDATE videos SET
-                likes_count = (SELECT COUNT(*) FROM activities a WHERE a.video_id = videos.id AND a.type = 1),
-                comments_count = (SELECT COUNT(*) FROM activities a WHERE a.video_id = videos.id AND a.type = 2),
-                flags_count = (SELECT COUNT(*) FROM activities a WHERE a.video_id = videos.id AND a.type = 3)
+                likes_count = (SELECT COUNT(*) FROM activities a WHERE a.video_id = videos.id AND a.type = \(ActivityKind.like.sql)),
+                comments_count = (SELECT COUNT(*) FROM activities a WHERE a.video_id = videos.id AND a.type = \(ActivityKind.comment.sql)),
+                flags_count = (SELECT COUNT(*) FROM activities a WHERE a.video_id = videos.id AND a.type = \(ActivityKind.inappropriate.sql))
             """)
         try connection.execute("""
             UPDATE users SET
-                followers_count = (SELECT COUNT(*) FROM activities a WHERE a.to_user_id = users.id AND a.type = 4),
-                following_count = (SELECT COUNT(*) FROM activities a WHERE a.from_user_id = users.id AND a.type = 4),
+                followers_count = (SELECT COUNT(*) FROM activities a WHERE a.to_user_id = users.id AND a.type = \(ActivityKind.follow.sql)),
+                following_count = (SELECT COUNT(*) FROM activities a WHERE a.from_user_id = users.id AND a.type = \(ActivityKind.follow.sql)),
                 videos_count = (SELECT COUNT(*) FROM videos v WHERE v.owner_id = users.id AND v.hidden = FALSE AND users.banned_at IS NULL)
             """)
         try connection.execute("""

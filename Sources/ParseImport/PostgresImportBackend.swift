@@ -1,3 +1,4 @@
+import Community
 import Auth
 import Storage
 
@@ -326,12 +327,12 @@ extension PostgresImportBackend {
         checks: [
             ("EXISTS (SELECT 1 FROM activities a WHERE a.id = i.id)", 1),
             // One test per partial UNIQUE index, with its literal type, so that the index serves it.
-            ("i.type = 1 AND EXISTS (SELECT 1 FROM activities a WHERE a.type = 1 AND a.from_user_id = i.from_user_id AND a.video_id = i.video_id)", 2),
-            ("i.type = 3 AND EXISTS (SELECT 1 FROM activities a WHERE a.type = 3 AND a.from_user_id = i.from_user_id AND a.video_id = i.video_id)", 2),
-            ("i.type = 4 AND EXISTS (SELECT 1 FROM activities a WHERE a.type = 4 AND a.from_user_id = i.from_user_id AND a.to_user_id = i.to_user_id)", 2),
+            ("i.type = \(ActivityKind.like.rawValue) AND EXISTS (SELECT 1 FROM activities a WHERE a.type = \(ActivityKind.like.rawValue) AND a.from_user_id = i.from_user_id AND a.video_id = i.video_id)", 2),
+            ("i.type = \(ActivityKind.inappropriate.rawValue) AND EXISTS (SELECT 1 FROM activities a WHERE a.type = \(ActivityKind.inappropriate.rawValue) AND a.from_user_id = i.from_user_id AND a.video_id = i.video_id)", 2),
+            ("i.type = \(ActivityKind.follow.rawValue) AND EXISTS (SELECT 1 FROM activities a WHERE a.type = \(ActivityKind.follow.rawValue) AND a.from_user_id = i.from_user_id AND a.to_user_id = i.to_user_id)", 2),
             ("NOT EXISTS (SELECT 1 FROM users u WHERE u.id = i.from_user_id)", 3),
             ("NOT EXISTS (SELECT 1 FROM users u WHERE u.id = i.to_user_id)", 4),
-            ("i.type <> 4 AND NOT EXISTS (SELECT 1 FROM videos v WHERE v.id = i.video_id)", 5),
+            ("i.type <> \(ActivityKind.follow.rawValue) AND NOT EXISTS (SELECT 1 FROM videos v WHERE v.id = i.video_id)", 5),
         ]
     )
 

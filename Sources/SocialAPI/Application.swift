@@ -132,9 +132,13 @@ public final class Application: Sendable {
         BuiltInHooks.register(on: registry, configuration: .init(autoHideFlags: configuration.autoHideFlags))
         notifier.register(on: registry)
         hooks = registry.build()
-        let observeJob: @Sendable (OutboxJob, OutboxWorker.Outcome, (any Error)?) -> Void = { job, outcome, error in
+        // Every lane's worker counts its jobs in one family of /metrics.
+        let countJob: @Sendable (OutboxJob, OutboxWorker.Outcome) -> Void = { job, outcome in
             metrics.counter("pacenote_outbox_jobs_total", help: "Outbox jobs run, by kind and outcome.",
                             labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
+        }
+        let observeJob: @Sendable (OutboxJob, OutboxWorker.Outcome, (any Error)?) -> Void = { job, outcome, error in
+            countJob(job, outcome)
             if let error { logger.warning("outbox job failed", ["kind": job.kind, "attempts": String(job.attempts), "error": String(describing: error)]) }
         }
         feedWorker = OutboxWorker(database: database, handlers: timelines.jobHandlers(clock: clock), groupHandlers: timelines.groupHandlers(clock: clock),
@@ -152,8 +156,7 @@ public final class Application: Sendable {
         // every push of every batch.
         let retries = RateLimitedLog(logger: logger)
         deliveryWorker = DeliveryWorker(database: database, clock: clock, configuration: pushLane, deliver: dispatcher.deliver) { job, result, outcome in
-            metrics.counter("pacenote_outbox_jobs_total", help: "Outbox jobs run, by kind and outcome.",
-                            labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
+            countJob(job, outcome)
             switch outcome {
             case .dead: logger.warning("delivery given up", ["kind": job.kind, "seq": String(job.seq), "result": "\(result)"])
             case .retry: retries.warning(kind: job.kind, "delivery to be retried", ["kind": job.kind, "seq": String(job.seq), "result": "\(result)"])
@@ -170,8 +173,7 @@ public final class Application: Sendable {
             mailLane.retry.baseMillis = configuration.mailRetryBaseMillis
             mailLane.retry.maxAttempts = 12
             return DeliveryWorker(database: database, clock: clock, configuration: mailLane, deliver: dispatcher.deliver) { job, result, outcome in
-                metrics.counter("pacenote_outbox_jobs_total", help: "Outbox jobs run, by kind and outcome.",
-                                labels: [("kind", job.kind), ("outcome", outcome.rawValue)]).increment()
+                countJob(job, outcome)
                 if outcome != .done { logger.warning("mail not sent", ["seq": String(job.seq), "outcome": outcome.rawValue, "result": "\(result)"]) }
             }
         }

@@ -41,7 +41,7 @@ enum OutboxCommand {
                 var writer = JSONWriter()
                 writer.timestamp(millisecondsSince1970: entry.availableAt)
                 let due = String(decoding: writer.bytes, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                print([String(entry.seq), entry.lane, entry.kind, entry.state, String(entry.attempts), due, entry.lastError ?? ""].joined(separator: "\t"))
+                print([String(entry.seq), entry.lane, entry.kind, entry.state.rawValue, String(entry.attempts), due, entry.lastError ?? ""].joined(separator: "\t"))
             }
             return 0
         case "retry":

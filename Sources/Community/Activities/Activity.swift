@@ -19,6 +19,11 @@ package enum ActivityKind: Int, Sendable, CaseIterable {
         }
     }
 
+    /// Several types as a SQL list of literals, for `type IN (…)`.
+    package static func sql(_ kinds: ActivityKind...) -> SQL {
+        SQL.joined(kinds.map(\.sql), separator: ", ")
+    }
+
     /// The name clients see (API.md "Objects").
     package var name: String {
         switch self {

@@ -155,7 +155,7 @@ public enum TimelineRebuild {
         let follows = try connection.execute("""
             INSERT INTO feed_hot_follows (user_seq, owner_id)
             SELECT r.seq, f.to_user_id FROM feed_hot_accounts h
-            JOIN activities f ON f.to_user_id = h.user_id AND f.type = 4
+            JOIN activities f ON f.to_user_id = h.user_id AND f.type = \(ActivityKind.follow.sql)
             JOIN users r ON r.id = f.from_user_id
             ORDER BY r.seq, f.to_user_id
             """)
@@ -174,7 +174,7 @@ public enum TimelineRebuild {
                 UNION ALL
                 SELECT r.seq, v.created_at, v.seq, o.seq
                 FROM users r
-                JOIN activities f ON f.from_user_id = r.id AND f.type = 4
+                JOIN activities f ON f.from_user_id = r.id AND f.type = \(ActivityKind.follow.sql)
                 JOIN users o ON o.id = f.to_user_id
                 JOIN videos v ON v.owner_id = f.to_user_id
                 WHERE r.seq BETWEEN \(readers.lowerBound) AND \(readers.upperBound)
@@ -197,7 +197,7 @@ public enum TimelineRebuild {
                 SELECT f.seq, r.seq, o.seq FROM activities f
                 JOIN users r ON r.id = f.from_user_id
                 JOIN users o ON o.id = f.to_user_id
-                WHERE f.type = 4 AND f.seq > \(after)
+                WHERE f.type = \(ActivityKind.follow.sql) AND f.seq > \(after)
                 ORDER BY f.seq LIMIT \(pageSize)
                 """)
             guard let last = page.last else { break }
@@ -236,8 +236,8 @@ public enum TimelineRebuild {
             INSERT INTO \(unsafe: source) (position, activity_seq, actor_seq, created_at)
             SELECT ROW_NUMBER() OVER (ORDER BY a.created_at DESC, a.seq DESC), a.seq, u.seq, a.created_at
             FROM activities a JOIN users u ON u.id = a.from_user_id
-            WHERE a.type IN (1, 2, 4)
-              AND a.from_user_id IN (SELECT to_user_id FROM activities WHERE type = 4)
+            WHERE a.type IN (\(ActivityKind.sql(.like, .comment, .follow)))
+              AND a.from_user_id IN (SELECT to_user_id FROM activities WHERE type = \(ActivityKind.follow.sql))
             """)
         progress("following_timeline: \(sourceCount) activities by people someone follows")
 
@@ -290,7 +290,7 @@ public enum TimelineRebuild {
             SELECT c.reader_seq, s.created_at, s.activity_seq, s.actor_seq
             FROM \(unsafe: cutoffs) c
             \(unsafe: join) users r ON r.seq = c.reader_seq
-            \(unsafe: join) activities f ON f.from_user_id = r.id AND f.type = 4
+            \(unsafe: join) activities f ON f.from_user_id = r.id AND f.type = \(ActivityKind.follow.sql)
             \(unsafe: join) users o ON o.id = f.to_user_id
             \(unsafe: join) \(unsafe: source) s ON s.actor_seq = o.seq AND s.position <= c.cutoff
             \(unsafe: spelling.followingKeyOrder)

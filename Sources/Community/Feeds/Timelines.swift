@@ -104,7 +104,7 @@ package struct Timelines: Sendable {
                 INSERT INTO home_timeline (user_seq, created_at, video_seq, owner_seq)
                 SELECT r.seq, v.created_at, v.seq, o.seq
                 FROM videos v JOIN users o ON o.id = v.owner_id
-                JOIN activities f ON f.to_user_id = v.owner_id AND f.type = 4
+                JOIN activities f ON f.to_user_id = v.owner_id AND f.type = \(ActivityKind.follow.sql)
                 JOIN users r ON r.id = f.from_user_id
                 WHERE v.id = \(videoID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
                 ON CONFLICT DO NOTHING
@@ -120,7 +120,7 @@ package struct Timelines: Sendable {
         // The activity's seq, if its author has a follower (one look-up of the activity).
         guard let seq = try connection.fetchValue("""
             SELECT a.seq FROM activities a
-            WHERE a.id = \(activityID) AND EXISTS (SELECT 1 FROM activities f WHERE f.type = 4 AND f.to_user_id = a.from_user_id)
+            WHERE a.id = \(activityID) AND EXISTS (SELECT 1 FROM activities f WHERE f.type = \(ActivityKind.follow.sql) AND f.to_user_id = a.from_user_id)
             """, as: Int64.self) else { return }
         try outbox.enqueue(kind: JobKind.following, payload: JobInput.encode(["activity": .string(activityID), "after": .int(0)]),
                            idempotencyKey: Self.fanOutKey(activitySeq: seq, activityID: activityID), now: now, on: connection)
@@ -140,7 +140,7 @@ package struct Timelines: Sendable {
                 INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
                 SELECT r.seq, a.created_at, a.seq, actor.seq
                 FROM activities a JOIN users actor ON actor.id = a.from_user_id
-                JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = 4
+                JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = \(ActivityKind.follow.sql)
                 JOIN users r ON r.id = f.from_user_id
                 WHERE a.id = \(activityID) AND f.seq > \(afterFollow) AND f.seq <= \(last)
                 ON CONFLICT DO NOTHING
@@ -164,7 +164,7 @@ package struct Timelines: Sendable {
             let last = try connection.fetchValue("""
                 SELECT MAX(seq) FROM (
                     SELECT f.seq FROM activities f
-                    WHERE f.to_user_id = \(author) AND f.type = 4 AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
+                    WHERE f.to_user_id = \(author) AND f.type = \(ActivityKind.follow.sql) AND f.seq > \(afterFollow) ORDER BY f.seq LIMIT \(limit)
                 ) AS follows
                 """, as: Int64?.self) ?? nil
             guard let last else { return }
@@ -191,7 +191,7 @@ package struct Timelines: Sendable {
             INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
             SELECT r.seq, a.created_at, a.seq, t.seq
             FROM users r, users t
-            JOIN activities a ON a.from_user_id = t.id AND a.type IN (1, 2, 4)
+            JOIN activities a ON a.from_user_id = t.id AND a.type IN (\(ActivityKind.sql(.like, .comment, .follow)))
             WHERE r.id = \(followerID) AND t.id = \(targetID)
             ORDER BY a.created_at DESC LIMIT \(configuration.followingDepth)
             ON CONFLICT DO NOTHING
@@ -202,7 +202,7 @@ package struct Timelines: Sendable {
     /// into the follower's home, if the follow still stands; enqueues the rest. Nothing for a
     /// hot target: the home feed reads its videos where they are.
     package func backfillHome(followerID: String, targetID: String, before: (createdAt: Int64, seq: Int64)?, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
-        guard try connection.fetchOne("SELECT 1 FROM activities WHERE type = 4 AND from_user_id = \(followerID) AND to_user_id = \(targetID)") != nil,
+        guard try connection.fetchOne("SELECT 1 FROM activities WHERE type = \(ActivityKind.follow.sql) AND from_user_id = \(followerID) AND to_user_id = \(targetID)") != nil,
               try !isHot("\(targetID)", on: connection) else { return }
         let position: SQL = before.map { "AND (v.created_at, v.seq) < (\($0.createdAt), \($0.seq))" } ?? ""
         let videos = try connection.fetchAll("""
@@ -262,7 +262,7 @@ package struct Timelines: Sendable {
                 DELETE FROM following_timeline WHERE (user_seq, created_at, activity_seq) IN (
                     SELECT r.seq, CAST(\(createdAt) AS BIGINT), CAST(\(activitySeq) AS BIGINT)
                     FROM activities f JOIN users r ON r.id = f.from_user_id
-                    WHERE f.to_user_id = \(actorID) AND f.type = 4 AND f.seq > \(afterFollow) AND f.seq <= \(last))
+                    WHERE f.to_user_id = \(actorID) AND f.type = \(ActivityKind.follow.sql) AND f.seq > \(afterFollow) AND f.seq <= \(last))
                 """)
         } rest: { last in
             try enqueue(JobKind.followingCleanup, [
@@ -279,14 +279,14 @@ package struct Timelines: Sendable {
                 SELECT o.seq, v.created_at, v.seq FROM videos v JOIN users o ON o.id = v.owner_id WHERE v.id = \(videoID)
                 UNION ALL
                 SELECT r.seq, v.created_at, v.seq FROM videos v
-                JOIN activities f ON f.to_user_id = v.owner_id AND f.type = 4
+                JOIN activities f ON f.to_user_id = v.owner_id AND f.type = \(ActivityKind.follow.sql)
                 JOIN users r ON r.id = f.from_user_id
                 WHERE v.id = \(videoID))
             """)
         try connection.execute("""
             DELETE FROM following_timeline WHERE (user_seq, created_at, activity_seq) IN (
                 SELECT r.seq, a.created_at, a.seq FROM activities a
-                JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = 4
+                JOIN activities f ON f.to_user_id = a.from_user_id AND f.type = \(ActivityKind.follow.sql)
                 JOIN users r ON r.id = f.from_user_id
                 WHERE a.video_id = \(videoID))
             """)
@@ -363,7 +363,7 @@ package struct Timelines: Sendable {
         guard !activityIDs.isEmpty else { return [] }
         let present = try connection.fetchAll("""
             SELECT a.id, u.followers_count <= \(maxFollowers) AS small FROM activities a JOIN users u ON u.id = a.from_user_id
-            WHERE a.id IN (SELECT value FROM json_each(\(Self.jsonArray(activityIDs))))
+            WHERE a.id IN (SELECT value FROM json_each(\(JSONValue.arrayText(activityIDs))))
             """).map { (id: try $0.decode("id", as: String.self), small: try $0.decode("small", as: Bool.self)) }
         let taken = present.filter(\.small).map(\.id)
         let finished = Set(activityIDs).subtracting(present.filter { !$0.small }.map(\.id))
@@ -372,9 +372,9 @@ package struct Timelines: Sendable {
             INSERT INTO following_timeline (user_seq, created_at, activity_seq, actor_seq)
             SELECT r.seq, a.created_at, a.seq, actor.seq
             FROM activities a JOIN users actor ON actor.id = a.from_user_id
-            JOIN activities f INDEXED BY activities_followers ON f.to_user_id = a.from_user_id AND f.type = 4
+            JOIN activities f INDEXED BY activities_followers ON f.to_user_id = a.from_user_id AND f.type = \(ActivityKind.follow.sql)
             JOIN users r ON r.id = f.from_user_id
-            WHERE a.id IN (SELECT value FROM json_each(\(Self.jsonArray(taken))))
+            WHERE a.id IN (SELECT value FROM json_each(\(JSONValue.arrayText(taken))))
             ORDER BY r.seq, a.created_at, a.seq
             ON CONFLICT DO NOTHING
             """)
@@ -382,11 +382,6 @@ package struct Timelines: Sendable {
     }
 
     // MARK: Helpers
-
-    /// Strings as one JSON array, bound as one value (`json_each` reads it).
-    package static func jsonArray(_ values: [String]) -> String {
-        JSONValue.array(values.map(JSONValue.string)).encodedText
-    }
 
     /// Whether the user `user` (a SQL expression with its own binds) is hot, marking them
     /// first when their followers have reached `hotFollowers` (sticky: see the type). Marking
@@ -401,7 +396,7 @@ package struct Timelines: Sendable {
             try connection.execute("""
                 INSERT INTO feed_hot_follows (user_seq, owner_id)
                 SELECT r.seq, f.to_user_id FROM activities f JOIN users r ON r.id = f.from_user_id
-                WHERE f.type = 4 AND f.to_user_id = \(user)
+                WHERE f.type = \(ActivityKind.follow.sql) AND f.to_user_id = \(user)
                 ON CONFLICT DO NOTHING
                 """)
             return true
@@ -411,7 +406,7 @@ package struct Timelines: Sendable {
 
     /// Whether the user `user` (a SQL expression with its own binds) has followers whose follow comes after `follow`.
     private func hasFollowers(of user: SQL, after follow: Int64, on connection: any DatabaseConnection) throws -> Bool {
-        try connection.fetchOne("SELECT 1 FROM activities WHERE type = 4 AND to_user_id = \(user) AND seq > \(follow) LIMIT 1") != nil
+        try connection.fetchOne("SELECT 1 FROM activities WHERE type = \(ActivityKind.follow.sql) AND to_user_id = \(user) AND seq > \(follow) LIMIT 1") != nil
     }
 
     private func seq(ofUser id: String, on connection: any DatabaseConnection) throws -> Int64? {

@@ -146,11 +146,3 @@ package struct NotificationStore {
             """) == 1
     }
 }
-
-extension Optional {
-    /// The value, or a decoding error naming the column: for stored text that maps to an enum.
-    package func orThrow(column: String, expected: String) throws -> Wrapped {
-        guard let self else { throw StorageError.decoding(column: column, expected: expected) }
-        return self
-    }
-}

@@ -158,7 +158,7 @@ package struct Notifier: Sendable {
                 }
                 let heard = try connection.fetchAll("""
                     SELECT a.id FROM activities a
-                    WHERE a.id IN (SELECT value FROM json_each(\(Timelines.jsonArray(Array(fresh.keys)))))
+                    WHERE a.id IN (SELECT value FROM json_each(\(JSONValue.arrayText(Array(fresh.keys)))))
                       AND EXISTS (
                         SELECT 1 FROM activities f INDEXED BY activities_followers
                         JOIN users r INDEXED BY users_following_activity ON r.id = f.from_user_id
@@ -209,23 +209,18 @@ package struct Notifier: Sendable {
     private func queueDeliveries(seqs: ClosedRange<Int64>, now: Int64, on connection: any DatabaseConnection) throws {
         if !configuration.platforms.isEmpty {
             let platforms = SQL.joined(configuration.platforms.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue)" }, separator: ", ")
-            try connection.execute("""
-                INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
-                SELECT \(JobKind.device), \(SQL.jsonObject(["n": "n.id", "i": "i.id"], for: connection.dialect)), 'pending', 0, \(now),
-                       'push:' || n.id || ':' || i.id, \(now), \(OutboxLane.push.rawValue)
-                FROM notifications n JOIN installations i ON i.user_id = n.user_id
-                WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound) AND i.platform IN (\(platforms))
-                ON CONFLICT (idempotency_key) DO NOTHING
-                """)
+            try outbox.enqueue(
+                kind: JobKind.device, payload: SQL.jsonObject(["n": "n.id", "i": "i.id"], for: connection.dialect),
+                idempotencyKey: "'push:' || n.id || ':' || i.id", lane: .push, from: """
+                    FROM notifications n JOIN installations i ON i.user_id = n.user_id
+                    WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound) AND i.platform IN (\(platforms))
+                    """, now: now, on: connection)
         }
         if configuration.webhook {
-            try connection.execute("""
-                INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
-                SELECT \(JobKind.webhook), \(SQL.jsonObject(["n": "n.id"], for: connection.dialect)), 'pending', 0, \(now),
-                       'webhook:' || n.id, \(now), \(OutboxLane.push.rawValue)
-                FROM notifications n WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound)
-                ON CONFLICT (idempotency_key) DO NOTHING
-                """)
+            try outbox.enqueue(
+                kind: JobKind.webhook, payload: SQL.jsonObject(["n": "n.id"], for: connection.dialect), idempotencyKey: "'webhook:' || n.id",
+                lane: .push, from: "FROM notifications n WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound)",
+                now: now, on: connection)
         }
     }
 

@@ -116,20 +116,18 @@ public final class DeliveryWorker: Sendable {
     /// Writes one result; nil when the lease was lost meanwhile (another worker owns the job now).
     private func record(_ result: DeliveryResult, of job: OutboxJob, on connection: any DatabaseConnection) throws -> OutboxWorker.Outcome? {
         let now = clock.nowMillis()
-        let (state, availableAt, error, outcome): (String, Int64?, String?, OutboxWorker.Outcome)
+        let transition: OutboxTransition
         switch result {
         case .delivered:
-            (state, availableAt, error, outcome) = ("done", nil, nil, .done)
+            transition = .done()
         case .skipped(let reason):
-            (state, availableAt, error, outcome) = ("done", nil, reason, .done)
+            transition = .done(note: reason)
         case .failed(let reason):
-            (state, availableAt, error, outcome) = ("dead", nil, reason, .dead)
+            transition = .dead(reason)
         case .retry(let reason, let notBefore):
-            switch configuration.retry.decide(attempts: job.attempts, now: now, random: Double.random(in: 0..<1), notBefore: notBefore) {
-            case .retry(let time): (state, availableAt, error, outcome) = ("pending", time, reason, .retry)
-            case .dead: (state, availableAt, error, outcome) = ("dead", nil, reason, .dead)
-            }
+            transition = .failed(reason, attempts: job.attempts, policy: configuration.retry, now: now,
+                                 random: Double.random(in: 0..<1), notBefore: notBefore)
         }
-        return try outbox.settle(job, as: state, availableAt: availableAt, error: error, now: now, on: connection) ? outcome : nil
+        return try outbox.settle(job, transition, now: now, on: connection) ? transition.outcome : nil
     }
 }

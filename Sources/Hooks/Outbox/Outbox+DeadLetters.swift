@@ -7,7 +7,7 @@ extension Outbox {
     public func dead(before: Int64?, limit: Int, on connection: any DatabaseConnection) throws -> [OutboxEntry] {
         let position: SQL = before.map { "AND seq < \($0)" } ?? ""
         return try connection.fetchAll("""
-            SELECT \(Self.entryColumns) FROM outbox WHERE state = 'dead' \(position) ORDER BY seq DESC LIMIT \(limit)
+            SELECT \(Self.entryColumns) FROM outbox WHERE state = \(OutboxState.dead.sql) \(position) ORDER BY seq DESC LIMIT \(limit)
             """).map(Self.entry(row:))
     }
 
@@ -19,7 +19,8 @@ extension Outbox {
     private static let entryColumns: SQL = "seq, lane, kind, state, attempts, available_at, last_error, created_at"
 
     private static func entry(row: Row) throws -> OutboxEntry {
-        OutboxEntry(seq: try row.decode("seq"), lane: try row.decode("lane"), kind: try row.decode("kind"), state: try row.decode("state"),
+        OutboxEntry(seq: try row.decode("seq"), lane: try row.decode("lane"), kind: try row.decode("kind"),
+                    state: try OutboxState(rawValue: row.decode("state")).orThrow(column: "state", expected: "an outbox state"),
                     attempts: try row.decode("attempts"), availableAt: try row.decode("available_at"),
                     lastError: try row.decode("last_error"), createdAt: try row.decode("created_at"))
     }

@@ -37,7 +37,7 @@ public struct OutboxEntry: Sendable, Equatable {
     public let seq: Int64
     public let lane: String
     public let kind: String
-    public let state: String
+    public let state: OutboxState
     public let attempts: Int
     public let availableAt: Int64
     public let lastError: String?
@@ -48,9 +48,7 @@ public struct OutboxEntry: Sendable, Equatable {
 /// change that needs the work, so a crash can neither lose it nor run it for a write that
 /// rolled back (DESIGN.md "Hooks").
 ///
-/// Row states: `pending` (due at `available_at`) -> `leased` (until `leased_until`) ->
-/// `done`, back to `pending` for a retry, or `dead` after the last attempt. A lease that
-/// expires (a worker died mid-job) makes the row due again.
+/// Row states and their transitions: `OutboxState`, `OutboxTransition`.
 public struct Outbox: Sendable {
     public init() {}
 
@@ -59,7 +57,21 @@ public struct Outbox: Sendable {
                         now: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("""
             INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
-            VALUES (\(kind), \(payload), 'pending', 0, \(now), \(idempotencyKey), \(now), \(lane.rawValue))
+            VALUES (\(kind), \(payload), \(OutboxState.pending.sql), 0, \(now), \(idempotencyKey), \(now), \(lane.rawValue))
+            ON CONFLICT (idempotency_key) DO NOTHING
+            """)
+    }
+
+    /// Adds one job per row of `rows` (a `FROM …` clause with its joins and filter), in one
+    /// statement: `payload` and `idempotencyKey` are SQL expressions over those rows. For
+    /// fan-outs whose recipients are already in the database (a notification's devices), so
+    /// no row comes back to the program to be written again. Repeated keys are ignored.
+    public func enqueue(kind: String, payload: SQL, idempotencyKey: SQL, lane: OutboxLane, from rows: SQL,
+                        now: Int64, on connection: any DatabaseConnection) throws {
+        try connection.execute("""
+            INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
+            SELECT \(kind), \(payload), \(OutboxState.pending.sql), 0, \(now), \(idempotencyKey), \(now), \(lane.rawValue)
+            \(rows)
             ON CONFLICT (idempotency_key) DO NOTHING
             """)
     }
@@ -69,14 +81,14 @@ public struct Outbox: Sendable {
     /// taken job is `leased`); answers whether it did. For work the same transaction makes
     /// pointless, such as a like's fan-out when the like is taken back.
     public func withdraw(idempotencyKey: String, on connection: any DatabaseConnection) throws -> Bool {
-        try connection.execute("DELETE FROM outbox WHERE idempotency_key = \(idempotencyKey) AND state = 'pending'") > 0
+        try connection.execute("DELETE FROM outbox WHERE idempotency_key = \(idempotencyKey) AND state = \(OutboxState.pending.sql)") > 0
     }
 
     /// The rows of `lane` a worker may take: pending and due, or leased with an expired lease.
     private func dueFilter(lane: OutboxLane, now: Int64) -> SQL {
         """
         lane = \(lane.rawValue)
-          AND ((state = 'pending' AND available_at <= \(now)) OR (state = 'leased' AND leased_until <= \(now)))
+          AND ((state = \(OutboxState.pending.sql) AND available_at <= \(now)) OR (state = \(OutboxState.leased.sql) AND leased_until <= \(now)))
         """
     }
 
@@ -86,9 +98,9 @@ public struct Outbox: Sendable {
     /// a batch with 60,000 done jobs, growing with every job until the daily purge).
     func due(lane: OutboxLane, limit: Int, now: Int64, on connection: any DatabaseConnection) throws -> [Int64] {
         try connection.fetchAll("""
-            SELECT seq FROM outbox WHERE lane = \(lane.rawValue) AND state = 'pending' AND available_at <= \(now)
+            SELECT seq FROM outbox WHERE lane = \(lane.rawValue) AND state = \(OutboxState.pending.sql) AND available_at <= \(now)
             UNION ALL
-            SELECT seq FROM outbox WHERE lane = \(lane.rawValue) AND state = 'leased' AND leased_until <= \(now)
+            SELECT seq FROM outbox WHERE lane = \(lane.rawValue) AND state = \(OutboxState.leased.sql) AND leased_until <= \(now)
             ORDER BY seq LIMIT \(limit)
             """).map { try $0.decode("seq", as: Int64.self) }
     }
@@ -105,7 +117,7 @@ public struct Outbox: Sendable {
         switch connection.dialect {
         case .postgres:
             return try connection.fetchAll("""
-                UPDATE outbox SET state = 'leased', leased_until = \(now + leaseMillis), attempts = attempts + 1
+                UPDATE outbox SET state = \(OutboxState.leased.sql), leased_until = \(now + leaseMillis), attempts = attempts + 1
                 WHERE seq IN (
                     SELECT seq FROM outbox WHERE \(dueFilter(lane: lane, now: now))
                     ORDER BY seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
@@ -127,12 +139,8 @@ public struct Outbox: Sendable {
     func jobs(_ seqs: [Int64], on connection: any DatabaseConnection) throws -> [OutboxJob] {
         try connection.fetchAll("""
             SELECT seq, kind, payload, attempts + 1 AS attempts FROM outbox
-            WHERE seq IN (SELECT value FROM json_each(\(Self.jsonArray(seqs)))) ORDER BY seq
+            WHERE seq IN (SELECT value FROM json_each(\(JSONValue.arrayText(seqs)))) ORDER BY seq
             """).map(Self.job(row:))
-    }
-
-    private static func jsonArray(_ seqs: [Int64]) -> String {
-        JSONValue.array(seqs.map(JSONValue.int)).encodedText
     }
 
     /// Records a group of jobs read by `jobs` as done, in one statement, if every one of
@@ -145,15 +153,15 @@ public struct Outbox: Sendable {
     /// leaves it the primary key, one look-up per seq.
     func finishGroup(_ jobs: [OutboxJob], lane: OutboxLane, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
         try connection.execute("""
-            UPDATE outbox NOT INDEXED SET state = 'done', attempts = attempts + 1, finished_at = \(now), leased_until = NULL, last_error = NULL
-            WHERE seq IN (SELECT value FROM json_each(\(Self.jsonArray(jobs.map(\.seq))))) AND \(dueFilter(lane: lane, now: now))
+            UPDATE outbox NOT INDEXED SET state = \(OutboxState.done.sql), attempts = attempts + 1, finished_at = \(now), leased_until = NULL, last_error = NULL
+            WHERE seq IN (SELECT value FROM json_each(\(JSONValue.arrayText(jobs.map(\.seq))))) AND \(dueFilter(lane: lane, now: now))
             """) == jobs.count
     }
 
     /// Leases one job, counting an attempt (SQLite's one writer: nothing else leases meanwhile).
     func lease(_ seq: Int64, now: Int64, leaseMillis: Int64, on connection: any DatabaseConnection) throws -> OutboxJob? {
         try connection.fetchOne("""
-            UPDATE outbox SET state = 'leased', leased_until = \(now + leaseMillis), attempts = attempts + 1
+            UPDATE outbox SET state = \(OutboxState.leased.sql), leased_until = \(now + leaseMillis), attempts = attempts + 1
             WHERE seq = \(seq) RETURNING seq, kind, payload, attempts
             """).map(Self.job(row:))
     }
@@ -162,17 +170,16 @@ public struct Outbox: Sendable {
         OutboxJob(seq: try row.decode("seq"), kind: try row.decode("kind"), payload: try row.decode("payload"), attempts: try row.decode("attempts"))
     }
 
-    /// Records how an attempt ended (`done`, `dead`, or `pending` again at `availableAt`), only if
-    /// the job is still under the lease that attempt took (its attempt count is the fence): a
-    /// worker whose lease ran out and was taken over by another cannot mark the job a second
-    /// time, and a job run inside a transaction rolls its work back when this answers false.
-    /// Answers whether it recorded.
-    func settle(_ job: OutboxJob, as state: String, availableAt: Int64? = nil, error: String?, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
-        let finished: Int64? = state == "pending" ? nil : now
+    /// Records how an attempt ended (`transition`), only if the job is still under the lease
+    /// that attempt took (its attempt count is the fence): a worker whose lease ran out and was
+    /// taken over by another cannot mark the job a second time, and a job run inside a
+    /// transaction rolls its work back when this answers false. Answers whether it recorded.
+    func settle(_ job: OutboxJob, _ transition: OutboxTransition, now: Int64, on connection: any DatabaseConnection) throws -> Bool {
+        let finished: Int64? = transition.finishes ? now : nil
         return try connection.execute("""
-            UPDATE outbox SET state = \(state), available_at = COALESCE(\(availableAt), available_at), finished_at = \(finished),
-                leased_until = NULL, last_error = \(error)
-            WHERE seq = \(job.seq) AND state = 'leased' AND attempts = \(job.attempts)
+            UPDATE outbox SET state = \(transition.state.sql), available_at = COALESCE(\(transition.availableAt), available_at),
+                finished_at = \(finished), leased_until = NULL, last_error = \(transition.note)
+            WHERE seq = \(job.seq) AND state = \(OutboxState.leased.sql) AND attempts = \(job.attempts)
             """) == 1
     }
 
@@ -182,8 +189,8 @@ public struct Outbox: Sendable {
     /// its lease again, so the next lease reusing its count is no risk.
     func release(_ job: OutboxJob, on connection: any DatabaseConnection) throws {
         try connection.execute("""
-            UPDATE outbox SET state = 'pending', leased_until = NULL, attempts = attempts - 1
-            WHERE seq = \(job.seq) AND state = 'leased' AND attempts = \(job.attempts)
+            UPDATE outbox SET state = \(OutboxState.pending.sql), leased_until = NULL, attempts = attempts - 1
+            WHERE seq = \(job.seq) AND state = \(OutboxState.leased.sql) AND attempts = \(job.attempts)
             """)
     }
 
@@ -197,19 +204,19 @@ public struct Outbox: Sendable {
     /// Jobs waiting or running, in one lane or all (for metrics and tests).
     public func backlog(lane: OutboxLane? = nil, on connection: any DatabaseConnection) throws -> Int {
         let filter: SQL = lane.map { "AND lane = \($0.rawValue)" } ?? ""
-        return try connection.fetchValue("SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'leased') \(filter)", as: Int.self) ?? 0
+        return try connection.fetchValue("SELECT COUNT(*) FROM outbox WHERE state IN (\(OutboxState.pending.sql), \(OutboxState.leased.sql)) \(filter)", as: Int.self) ?? 0
     }
 
     // MARK: Operators
 
     /// The newest `limit` jobs, or only the dead ones, newest first.
     public func list(deadOnly: Bool, limit: Int, on connection: any DatabaseConnection) throws -> [OutboxEntry] {
-        let filter: SQL = deadOnly ? "WHERE state = 'dead'" : ""
+        let filter: SQL = deadOnly ? "WHERE state = \(OutboxState.dead.sql)" : ""
         return try connection.fetchAll("""
             SELECT seq, lane, kind, state, attempts, available_at, last_error, created_at FROM outbox \(filter)
             ORDER BY seq DESC LIMIT \(limit)
             """).map { row in
-            OutboxEntry(seq: try row.decode("seq"), lane: try row.decode("lane"), kind: try row.decode("kind"), state: try row.decode("state"),
+            OutboxEntry(seq: try row.decode("seq"), lane: try row.decode("lane"), kind: try row.decode("kind"), state: try OutboxState(rawValue: row.decode("state")).orThrow(column: "state", expected: "an outbox state"),
                         attempts: try row.decode("attempts"), availableAt: try row.decode("available_at"),
                         lastError: try row.decode("last_error"), createdAt: try row.decode("created_at"))
         }
@@ -221,8 +228,8 @@ public struct Outbox: Sendable {
     public func revive(seq: Int64?, now: Int64, on connection: any DatabaseConnection) throws -> Int {
         let which: SQL = seq.map { "AND seq = \($0)" } ?? ""
         return try connection.execute("""
-            UPDATE outbox SET state = 'pending', attempts = 0, available_at = \(now), finished_at = NULL
-            WHERE state = 'dead' \(which)
+            UPDATE outbox SET state = \(OutboxState.pending.sql), attempts = 0, available_at = \(now), finished_at = NULL
+            WHERE state = \(OutboxState.dead.sql) \(which)
             """)
     }
 
@@ -254,7 +261,7 @@ public struct Outbox: Sendable {
     func purgeDone(before: Int64, limit: Int, on connection: any DatabaseConnection) throws -> Int {
         try connection.execute("""
             DELETE FROM outbox WHERE seq IN (
-                SELECT seq FROM outbox WHERE state = 'done' AND finished_at < \(before) LIMIT \(limit))
+                SELECT seq FROM outbox WHERE state = \(OutboxState.done.sql) AND finished_at < \(before) LIMIT \(limit))
             """)
     }
 }

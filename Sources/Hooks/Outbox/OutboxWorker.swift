@@ -247,17 +247,12 @@ public final class OutboxWorker: Sendable {
             // The error's type and description go to the row for an operator; handlers' errors
             // carry no secrets (they are about our own rows).
             let text = String(describing: error)
-            let recorded: Bool, outcome: Outcome
-            switch configuration.retry.decide(attempts: job.attempts, now: now) {
-            case .retry(let time):
-                (recorded, outcome) = (try outbox.settle(job, as: "pending", availableAt: time, error: text, now: now, on: connection), .retry)
-            case .dead:
-                (recorded, outcome) = (try outbox.settle(job, as: "dead", error: text, now: now, on: connection), .dead)
-            }
+            let transition = OutboxTransition.failed(text, attempts: job.attempts, policy: configuration.retry, now: now)
+            let recorded = try outbox.settle(job, transition, now: now, on: connection)
             try connection.execute("RELEASE outbox_job")
-            return recorded ? (job, outcome, error) : nil
+            return recorded ? (job, transition.outcome, error) : nil
         }
-        guard try outbox.settle(job, as: "done", error: nil, now: clock.nowMillis(), on: connection) else {
+        guard try outbox.settle(job, .done(), now: clock.nowMillis(), on: connection) else {
             try connection.execute("ROLLBACK TO outbox_job")
             try connection.execute("RELEASE outbox_job")
             return nil

@@ -67,7 +67,7 @@ struct OutboxEntryJSON: JSONEncodable {
         writer.field("seq", entry.seq)
         writer.field("lane", entry.lane)
         writer.field("kind", entry.kind)
-        writer.field("state", entry.state)
+        writer.field("state", entry.state.rawValue)
         writer.field("attempts", entry.attempts)
         writer.field("lastError", entry.lastError)
         writer.field("availableAt", timestampMillis: entry.availableAt)
