@@ -295,7 +295,7 @@ enum PushArguments {
 extension MultiNodeTests {
 
     /// Waits (up to 30 s, looking every 0.3 s) until the servers' outboxes are idle: `backlog`
-    /// jobs left in all (waiting or running), the push attempts the servers counted at least the
+    /// jobs left (waiting or running) in the one outbox they share, as each server's gauge says, the push attempts the servers counted at least the
     /// requests the stand-in logged (none still on its way back), and none of these counts moved
     /// since the look before.
     fileprivate func waitForIdleOutboxes(_ servers: [TestServer], _ standIn: StandIn, backlog: Double = 0) throws -> Bool {
@@ -314,7 +314,7 @@ extension MultiNodeTests {
             let received = Double(standIn.requests().count)
             counts += [attempts, received]
             defer { previous = counts }
-            return counts == previous && counts.prefix(servers.count).reduce(0, +) == backlog && attempts >= received
+            return counts == previous && counts.prefix(servers.count).allSatisfy { $0 == backlog } && attempts >= received
         }
     }
 }
