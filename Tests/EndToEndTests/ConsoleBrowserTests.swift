@@ -88,11 +88,10 @@ final class ConsoleBrowserTests: ServerTestCase {
         let collected = Locked(Data())
         let reader = Thread { collected.withLock { $0 = output.fileHandleForReading.readDataToEndOfFile() } }
         reader.start()
-        let deadline = Date().addingTimeInterval(180)
-        while process.isRunning, Date() < deadline { usleep(100_000) }
+        _ = waitUntil(timeout: 180, interval: 0.1) { !process.isRunning }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        while !reader.isFinished, Date() < deadline.addingTimeInterval(5) { usleep(50_000) }
+        _ = waitUntil(timeout: 5) { reader.isFinished }
         let log = String(decoding: collected.withLock { $0 }, as: UTF8.self)
         XCTAssertEqual(process.terminationStatus, 0, "console_test.py:\n\(log)")
 

@@ -33,8 +33,7 @@ final class CrashDurabilityTests: ServerTestCase {
                 }
             }.start()
         }
-        let deadline = Date().addingTimeInterval(30)
-        while acknowledged.withLock({ $0.count }) < 400 && Date() < deadline { usleep(5_000) }
+        _ = waitUntil(timeout: 30, interval: 0.005) { acknowledged.withLock({ $0.count }) >= 400 }
         server.crash()
         XCTAssertEqual(writers.wait(timeout: .now() + 30), .success, "every writer stopped after the kill")
         XCTAssertEqual(unexpected.withLock { $0 }, [], "before the kill every comment was answered 201")

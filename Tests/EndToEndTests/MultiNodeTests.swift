@@ -46,7 +46,6 @@ final class MultiNodeTests: XCTestCase {
         var videos: [String] = []
         for index in 0..<25 {
             videos.append(try Nodes.video(index.isMultiple(of: 2) ? a : b, owner: owner, rallyId: rallyId, title: "Ouninpohja \(index)"))
-            tick()
         }
         assertSuccess(try b.request("GET", "/v1/videos/\(videos[0])", token: fan.token), 200, "a video posted on A, read on B")
 
@@ -132,9 +131,10 @@ final class MultiNodeTests: XCTestCase {
         let ended = Date()
         XCTAssertEqual(try a.me(token).status, 401, "\(what): A refuses it at once")
         var refusedAfter: TimeInterval?
-        while refusedAfter == nil, Date().timeIntervalSince(ended) < 3 {
+        _ = try waitUntil(timeout: 3, interval: 0.02) {
             let asked = Date()
-            if try b.me(token).status == 401 { refusedAfter = asked.timeIntervalSince(ended) } else { usleep(20_000) }
+            if try b.me(token).status == 401 { refusedAfter = asked.timeIntervalSince(ended) }
+            return refusedAfter != nil
         }
         let after = try XCTUnwrap(refusedAfter, "\(what): B still served the session 3 s later")
         XCTAssertLessThan(after, 1.0, "\(what): B refused it \(after) s after A ended it")
@@ -173,7 +173,9 @@ final class MultiNodeTests: XCTestCase {
             try db.rows("SELECT state, COUNT(*), CAST(SUM(attempts) AS BIGINT) FROM outbox WHERE kind = 'push.device' GROUP BY state")
         } }
         XCTAssertTrue(waitUntil(timeout: 30) { (try? outbox())?.first?.prefix(2) == ["done", "1000"] }, "every delivery job done: \((try? outbox()) ?? [])")
-        usleep(1_500_000)  // anything sent twice would arrive now
+        // Anything sent twice has arrived once both outboxes are idle: no job waiting or running,
+        // every request the stand-in logged answered and counted by a server, nothing moving.
+        XCTAssertTrue(try waitForIdleOutboxes(servers, standIn), "the outboxes settle")
         let received = standIn.requests()
         // Delivery is at least once: an attempt that failed on its way (a dropped connection, a
         // timeout on a loaded machine) is made again, and the stand-in may have logged the
@@ -259,7 +261,9 @@ final class MultiNodeTests: XCTestCase {
         let token = PushArguments.deviceToken()
         assertSuccess(try a.request("POST", "/v1/installations", json: ["platform": "ios", "deviceToken": token], token: owner.token), 201)
         assertSuccess(try a.request("PUT", "/v1/users/\(owner.id)/follow", token: fan.token), 200)
-        usleep(1_500_000)
+        // The follow's notification has run (its push waits in the push lane, the only job left)
+        // and nothing moves any more: a push lane on either server would have taken it by now.
+        XCTAssertTrue(try waitForIdleOutboxes(servers, standIn, backlog: 1), "the outboxes settle with the push waiting")
         XCTAssertEqual(standIn.requests().count, 0, "neither server runs the push lane")
         XCTAssertEqual(try Nodes.metric(servers[0], #"pacenote_outbox_lane_backlog{lane="push"}"#), 1, "the push waits in the outbox")
 
@@ -286,4 +290,31 @@ enum PushArguments {
     }
 
     static func deviceToken() -> String { (0..<32).map { _ in String(format: "%02x", Int.random(in: 0...255)) }.joined() }
+}
+
+extension MultiNodeTests {
+
+    /// Waits (up to 30 s, looking every 0.3 s) until the servers' outboxes are idle: `backlog`
+    /// jobs left (waiting or running) in the one outbox they share, as each server's gauge says, the push attempts the servers counted at least the
+    /// requests the stand-in logged (none still on its way back), and none of these counts moved
+    /// since the look before.
+    fileprivate func waitForIdleOutboxes(_ servers: [TestServer], _ standIn: StandIn, backlog: Double = 0) throws -> Bool {
+        var previous: [Double] = []
+        return try waitUntil(timeout: 30, interval: 0.3) {
+            var counts: [Double] = []
+            var attempts = 0.0
+            for server in servers {
+                let text = try HTTPClient(port: server.port).request("GET", "/metrics").text
+                let lines = text.split(separator: "\n")
+                let backlogLine = lines.first { $0.hasPrefix("pacenote_outbox_backlog ") }
+                counts.append(backlogLine.flatMap { Double($0.split(separator: " ").last ?? "") } ?? -1)
+                attempts += lines.filter { $0.hasPrefix("pacenote_push_deliveries_total{") }
+                    .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+            }
+            let received = Double(standIn.requests().count)
+            counts += [attempts, received]
+            defer { previous = counts }
+            return counts == previous && counts.prefix(servers.count).allSatisfy { $0 == backlog } && attempts >= received
+        }
+    }
 }

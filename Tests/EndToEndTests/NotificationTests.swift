@@ -212,7 +212,10 @@ final class NotificationTests: ServerTestCase {
         XCTAssertEqual(kept["platform"] as? String, "ios")
         XCTAssertEqual(kept["locale"] as? String, "es-ES")
 
-        tick()
+        // Times are milliseconds: wait until the clock (the server's, on this machine) has left
+        // alice's creation time, so that a new creation time can be told from hers.
+        let aliceCreated = try XCTUnwrap(parseTimestamp(first["createdAt"]), "alice's createdAt: \(first)")
+        XCTAssertTrue(waitUntil(timeout: 5, interval: 0.001) { Date().timeIntervalSince(aliceCreated) >= 0.001 }, "the clock moves")
         // 201, not 200: for bob this is a new installation (a new id, his own settings), not an
         // update of one he had; "Re-registering a known device token answers 200" is about the
         // caller's own device. alice's installation is gone, not handed over.

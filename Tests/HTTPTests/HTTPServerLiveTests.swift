@@ -246,8 +246,7 @@ final class HTTPServerLiveTests: XCTestCase {
         }
         // Shutdown closes the listening socket first: once connecting fails, it has begun,
         // with the request still held inside its handler.
-        let deadline = Date().addingTimeInterval(10)
-        while (try? RawHTTPClient(port: port)) != nil, Date() < deadline { usleep(10_000) }
+        _ = waitUntil(timeout: 10, interval: 0.01) { (try? RawHTTPClient(port: port)) == nil }
         XCTAssertThrowsError(try RawHTTPClient(port: port), "no longer accepting")
         XCTAssertEqual(stopped.wait(timeout: .now()), .timedOut, "shutdown waits for the request in flight")
         gate.open(for: 1)

@@ -49,12 +49,7 @@ final class SharedOutboxTests: XCTestCase {
 
     /// Waits until no job of the outbox is pending or leased (at most `timeout` seconds).
     private func waitForEmptyBacklog(timeout: Double) throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try temp.database.read({ try Outbox().backlog(on: $0) }) == 0 { return true }
-            usleep(20_000)
-        }
-        return false
+        try waitUntil(timeout: timeout, interval: 0.02) { try temp.database.read({ try Outbox().backlog(on: $0) }) == 0 }
     }
 
     /// Database work (the feed and notify lanes): two servers' workers on one backlog of 1,000
@@ -107,7 +102,7 @@ final class SharedOutboxTests: XCTestCase {
             configuration.pollInterval = 0.005
             configuration.batch = 25
             return DeliveryWorker(database: database, configuration: configuration) { jobs in
-                usleep(2_000)  // the network
+                usleep(2_000)  // the network: a delivery takes time, so the four threads' batches overlap
                 sent.withLock { $0 += jobs.map { ($0.seq, node) } }
                 return jobs.map { _ in .delivered }
             }
@@ -199,7 +194,7 @@ final class SharedOutboxTests: XCTestCase {
         configuration.batchMillis = 5
         let worker = OutboxWorker(database: temp.database, handlers: [
             "effect": { job, connection in
-                usleep(20_000)
+                usleep(20_000)  // a slow job, past the 5 ms budget (measured on the monotonic clock, not the injected one)
                 try connection.execute("INSERT INTO effects (job, node) VALUES (\(job.seq), 'a')")
             },
         ], clock: clock, configuration: configuration)

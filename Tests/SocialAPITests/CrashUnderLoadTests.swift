@@ -120,7 +120,7 @@ final class CrashUnderLoadTests: XCTestCase {
                 let syncs = FaultyDisk.syncs(of: .wal)
                 acknowledged.withLock { $0.follows.append((users[a], users[b], syncs)) }
             } else {
-                usleep(1_000)
+                return false   // all made: this worker is done
             }
             return true
         }

@@ -63,7 +63,7 @@ final class ConcurrentMigrationTests: XCTestCase {
             _ = try? temp.database.write { c in
                 try c.execute("SELECT pg_advisory_xact_lock(\(Migrator.advisoryLock))")
                 holding.signal()
-                usleep(500_000)
+                usleep(500_000)  // the scenario: the other server holds the lock for a while, so the migrator must wait for it
             }
             released.signal()
         }.start()

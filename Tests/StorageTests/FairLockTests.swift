@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 @testable import Storage
 
@@ -26,13 +27,12 @@ final class FairLockTests: XCTestCase {
             lock.withLock { order.withLock { $0.append("waiter") } }
         }
         waiter.start()
-        let deadline = Date().addingTimeInterval(10)
-        while lock.waiting == 0, Date() < deadline { usleep(100) }
+        _ = waitUntil(timeout: 10, interval: 0.0001) { lock.waiting > 0 }
         XCTAssertEqual(lock.waiting, 1, "the second thread waits for the lock")
-        usleep(5_000)
+        usleep(5_000)  // how long the waiter waits is the behaviour: past the 1 ms handoff threshold
         lock.unlock()
         lock.withLock { order.withLock { $0.append("holder again") } }
-        while order.withLock({ $0.count }) < 2, Date() < deadline { usleep(100) }
+        _ = waitUntil(timeout: 10, interval: 0.0001) { order.withLock({ $0.count }) >= 2 }
         XCTAssertEqual(order.withLock { $0 }, ["waiter", "holder again"])
     }
 }

@@ -159,7 +159,7 @@ final class SQLiteDatabaseTests: XCTestCase {
                 if pages < previous { restarts += 1 }
                 previous = pages
             }
-            usleep(3_000)
+            usleep(3_000)  // the scenario: writes sustained over about a second, leaving the checkpointer time between commits
         }
         XCTAssertGreaterThan(restarts, 0, "the WAL was copied back and started over while writes went on")
         XCTAssertEqual(try temp.database.read { c in try c.fetchValue("SELECT COUNT(*) FROM blobs", as: Int.self) }, 300, "nothing lost")
@@ -181,7 +181,7 @@ final class SQLiteDatabaseTests: XCTestCase {
         // WAL back (no commit lands meanwhile). The WAL's size after the last commit used to go
         // on reading 80 pages, and to start a cycle with a locked pass at every tick.
         XCTAssertTrue(waitUntil { temp.database.wal.frames.load(ordering: .relaxed) == 0 }, "the WAL is known to be copied back")
-        usleep(1_000_000)  // five more ticks
+        usleep(1_000_000)  // five more checkpointer ticks, in which nothing must happen: no event to wait for
         XCTAssertEqual(Self.holds(by: "checkpointer", in: metrics), 0, "no writer was held up for a WAL already copied back")
         XCTAssertTrue(metrics.renderPrometheus().contains("pacenote_sqlite_wal_pages 0\n"), "the WAL's gauge says it is copied back")
         try temp.database.write { c in try c.execute("INSERT INTO blobs (x) VALUES (zeroblob(5000))") }

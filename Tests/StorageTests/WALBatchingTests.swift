@@ -114,7 +114,7 @@ final class WALBatchingTests: XCTestCase {
         }
         for i in 0..<300 {
             try temp.database.write { c in try c.execute("INSERT INTO items (label, data) VALUES (\("w \(i)"), randomblob(3000))") }
-            if i % 50 == 0 { usleep(150_000) }   // let the checkpointer run between bursts
+            if i % 50 == 0 { usleep(150_000) }   // the scenario: bursts of writes with pauses between, in which the checkpointer runs
         }
         XCTAssertEqual(try plainView(temp), ["300 900000", "ok"])
         temp.database.close()

@@ -7,6 +7,6 @@ public func waitUntil(timeout: Double = 10, interval: Double = 0.05, _ condition
     while true {
         if try condition() { return true }
         if Date() >= deadline { return false }
-        usleep(useconds_t(interval * 1_000_000))
+        usleep(useconds_t(interval * 1_000_000))  // the one polling loop: between two looks at the condition
     }
 }

@@ -54,11 +54,10 @@ public final class SMTPStandIn: @unchecked Sendable {  // @unchecked: used by on
 
     /// Waits until at least `count` messages arrived, at most `timeout` seconds; answers them all.
     public func waitForMessages(_ count: Int, timeout: Double = 20) -> [[String: Any]] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var seen = messages()
-        while seen.count < count, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
+        var seen: [[String: Any]] = []
+        _ = waitUntil(timeout: timeout) {
             seen = messages()
+            return seen.count >= count
         }
         return seen
     }

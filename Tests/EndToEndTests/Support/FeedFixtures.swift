@@ -43,6 +43,45 @@ func assertNewestFirst(_ items: [[String: Any]], _ context: String, file: Static
     }
 }
 
+/// How a newest-first list orders items made in the same millisecond (times are stored in
+/// milliseconds, so requests made one after the other may share one): by id, descending (the
+/// lists keyed by (createdAt, id)), or the one made later first (the home and following feeds,
+/// keyed by (createdAt, seq), the seq being the order the rows were written in).
+enum TieBreak { case id, made }
+
+/// The `createdAt` and `id` of each item, by `key` (activityKey for activities, the id for videos).
+func positions(_ items: [[String: Any]], key: ([String: Any]) -> String = activityKey) -> [String: (createdAt: String, id: String)] {
+    Dictionary(items.map { (key($0), (createdAt: $0["createdAt"] as? String ?? "", id: $0["id"] as? String ?? "")) },
+               uniquingKeysWith: { first, _ in first })
+}
+
+/// The order a newest-first list keyed by (createdAt, `tie`) must show `made` in, given in the
+/// order they were made, each one's createdAt and id read from what the server answered
+/// (`position`): newest first, equal times by `tie`. So tests need not space their writes out in
+/// time. Fails if one has no position, or if one made later has an earlier createdAt (each write
+/// answered before the next was sent, so the server's times follow the order made).
+func newestFirst<Key>(_ made: [Key], tie: TieBreak, position: (Key) -> (createdAt: String, id: String)?,
+                      file: StaticString = #filePath, line: UInt = #line) -> [Key] {
+    var rows: [(key: Key, index: Int, createdAt: String, id: String)] = []
+    for (index, key) in made.enumerated() {
+        guard let found = position(key) else {
+            XCTFail("no createdAt and id for \(key)", file: file, line: line)
+            continue
+        }
+        if let previous = rows.last, found.createdAt < previous.createdAt {
+            XCTFail("\(key), made after \(previous.key), has an earlier createdAt: \(found.createdAt) < \(previous.createdAt)", file: file, line: line)
+        }
+        rows.append((key, index, found.createdAt, found.id))
+    }
+    return rows.sorted { a, b in
+        if a.createdAt != b.createdAt { return a.createdAt > b.createdAt }
+        switch tie {
+        case .id: return b.id.utf8.lexicographicallyPrecedes(a.id.utf8)
+        case .made: return a.index > b.index
+        }
+    }.map(\.key)
+}
+
 extension Array {
     /// The element at `index`, or nil when out of range.
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
@@ -87,11 +126,10 @@ extension ServerTestCase {
                       "\(flagger.username) flags \(videoId)", file: file, line: line)
     }
 
-    /// The id of a new video by `owner` on day 1 of `rallyId`, then a 3 ms pause so creations never share a time.
+    /// The id of a new video by `owner` on day 1 of `rallyId`.
     func feedVideo(_ owner: Account, _ rallyId: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
         let id = try postVideo(owner, rallyId: rallyId)["id"] as? String ?? ""
         XCTAssertFalse(id.isEmpty, "the new video has an id", file: file, line: line)
-        tick()
         return id
     }
 

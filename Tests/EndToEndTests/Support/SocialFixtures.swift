@@ -303,5 +303,10 @@ func runConcurrently(ports: [Int], _ count: Int, _ work: @escaping @Sendable (In
     return results.withLock { $0.map { $0 ?? "no answer" } }
 }
 
-/// Milliseconds apart, so items made one after the other never share a creation time.
-func tick() { usleep(3_000) }
+/// An API timestamp (ISO 8601 UTC with milliseconds) as a Date; nil if it is not one.
+func parseTimestamp(_ value: Any?) -> Date? {
+    guard let text = value as? String else { return nil }
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: text)
+}

@@ -300,8 +300,7 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
         guard let process else { return -1 }
         guard process.isRunning else { return TestServer.status(of: process) }
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        _ = waitUntil(timeout: timeout, interval: 0.02) { !process.isRunning }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -340,8 +339,7 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
         let recorder = OutputRecorder()
         recorder.drain(outPipe.fileHandleForReading, isStderr: false)
         recorder.drain(errPipe.fileHandleForReading, isStderr: true)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        _ = waitUntil(timeout: timeout, interval: 0.01) { !process.isRunning }
         var timedOut = false
         if process.isRunning {
             timedOut = true
