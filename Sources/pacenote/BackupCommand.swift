@@ -27,12 +27,12 @@ enum BackupCommand {
             print(target)
             return 0
         }
-        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
-        defer { application.close() }
-        guard let sqlite = application.database as? SQLiteDatabase else {
-            throw Options.UsageError(description: "backup copies the embedded SQLite database here; PostgreSQL is dumped by pg_dump")
+        try CommandDatabase.with(options) { database in
+            guard let sqlite = database as? SQLiteDatabase else {
+                throw Options.UsageError(description: "backup copies the embedded SQLite database here; PostgreSQL is dumped by pg_dump")
+            }
+            try sqlite.backup(to: target)
         }
-        try sqlite.backup(to: target)
         print(target)
         return 0
     }

@@ -1,4 +1,3 @@
-import SocialAPI
 
 /// `pacenote migrate`: apply pending migrations and exit.
 enum MigrateCommand {
@@ -10,8 +9,7 @@ enum MigrateCommand {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         let options = try Options(arguments, spec: spec)
-        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
-        application.close()
+        try CommandDatabase.with(options) { _ in }
         return 0
     }
 }

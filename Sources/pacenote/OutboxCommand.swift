@@ -1,5 +1,4 @@
 import Hooks
-import Delivery
 import Telemetry
 import Foundation
 import JSON
@@ -35,7 +34,7 @@ enum OutboxCommand {
             let options = try Options(rest, spec: listSpec)
             let limit = try options.int("limit", default: 50, range: 1...100_000)
             let dead = try options.bool("dead")
-            let entries = try withApplication(options) { app in try app.database.read { try Outbox().list(deadOnly: dead, limit: limit, on: $0) } }
+            let entries = try CommandDatabase.with(options) { database in try database.read { try Outbox().list(deadOnly: dead, limit: limit, on: $0) } }
             print(["SEQ", "LANE", "KIND", "STATE", "ATTEMPTS", "DUE", "LAST ERROR"].joined(separator: "\t"))
             for entry in entries {
                 var writer = JSONWriter()
@@ -55,20 +54,13 @@ enum OutboxCommand {
                 seq = number
             default: throw Options.UsageError(description: "outbox retry takes one ID or --all-dead")
             }
-            let revived = try withApplication(options) { app in
-                try app.database.write { try Outbox().revive(seq: seq, now: SystemClock().nowMillis(), on: $0) }
+            let revived = try CommandDatabase.with(options) { database in
+                try database.write { try Outbox().revive(seq: seq, now: SystemClock().nowMillis(), on: $0) }
             }
             print("\(revived) job\(revived == 1 ? "" : "s") due again")
             return seq != nil && revived == 0 ? 1 : 0
         default:
             throw Options.UsageError(description: "unknown outbox action \(action)")
         }
-    }
-
-    /// Opens the database the way `serve` does (migrations applied), for the time of `body`.
-    static func withApplication<T>(_ options: Options, _ body: (Application) throws -> T) throws -> T {
-        let application = try Application(configuration: try CommonOptions.configuration(options), logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
-        defer { application.close() }
-        return try body(application)
     }
 }

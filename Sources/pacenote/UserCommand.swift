@@ -43,9 +43,10 @@ enum UserCommand {
                 throw Options.UsageError(description: "user create needs --username, --email and --password")
             }
             let role = try parseRole(options.string("role", default: "user"))
-            let application = try Application(configuration: configuration, logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
-            defer { application.close() }
-            let account = try application.accounts.createAccount(username: username, email: email, password: password, role: role)
+            let account = try CommandDatabase.with(options) { database in
+                try Accounts(database: database, configuration: configuration.accounts).createAccount(
+                    username: username, email: email, password: password, role: role)
+            }
             print(account.id)
             return 0
         case "role":
@@ -53,10 +54,10 @@ enum UserCommand {
             let configuration = try CommonOptions.configuration(options)
             guard options.positional.count == 2 else { throw Options.UsageError(description: "user role takes USERNAME ROLE") }
             let role = try parseRole(options.positional[1])
-            let application = try Application(configuration: configuration, logger: try CommonOptions.logger(options), openDatabase: try CommonOptions.openDatabase(options))
-            defer { application.close() }
             // A username only (API.md): an imported id could be spelled like someone else's username.
-            let account = try application.accounts.setRole(role, username: options.positional[0])
+            let account = try CommandDatabase.with(options) { database in
+                try Accounts(database: database, configuration: configuration.accounts).setRole(role, username: options.positional[0])
+            }
             print("\(account.username) is now \(account.role.rawValue)")
             return 0
         case "reset-link":

@@ -14,6 +14,9 @@ final class CommandLineTests: CommandTestCase {
         XCTAssertEqual(migrate.status, 0, "pacenote migrate: \(describe(migrate))")
         let again = server.runCLI(["migrate"])
         XCTAssertEqual(again.status, 0, "migrate is idempotent: \(describe(again))")
+        // Only the database: the cursor secret is the server's, made by the first `serve`.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: server.dataDir.appendingPathComponent("cursor.key").path),
+                       "migrate writes no cursor.key")
 
         let username = "Chief_" + Fake.username(length: 10)
         let email = Fake.email(for: username)
