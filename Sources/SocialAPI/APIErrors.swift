@@ -89,12 +89,31 @@ enum APIErrors {
         switch error {
         case .validation(let field, let message):
             return .validation(field, message)
-        case .notFound(let message):
-            return .notFound(message)
-        case .forbidden(let message):
-            return forbidden(message)
-        case .conflict(let message):
-            return APIError(status: 409, code: "conflict", message: message)
+        case .selfFollow:
+            return .validation(nil, "You cannot follow yourself.")
+        case .notFound(.user):
+            return .notFound("No such user.")
+        case .notFound(.comment):
+            return .notFound("No such comment.")
+        case .forbidden(let refusal):
+            return forbidden(message(refusal))
+        case .conflict(.alreadyFlagged):
+            return APIError(status: 409, code: "conflict", message: "You have already flagged this video.")
+        case .conflict(.deviceTokenOfOtherPlatform):
+            return APIError(status: 409, code: "conflict", message: "This device token is registered for another platform.")
+        }
+    }
+
+    private static func message(_ refusal: SocialError.Refusal) -> String {
+        switch refusal {
+        case .adminsOnly: "Only admins can do that."
+        case .moderatorsOnly: "Only moderators and admins can do that."
+        case .banOneself: "You cannot ban or unban yourself."
+        case .banAdmin: "Admins cannot be banned; an admin can make them a moderator first."
+        case .banModeratorAsModerator: "Only admins can ban or unban moderators."
+        case .changeOwnRole: "You cannot change your own role."
+        case .deleteOthersComment: "Only the comment's author, the video's owner or a moderator can delete it."
+        case .flagOwnVideo: "You cannot flag your own video."
         }
     }
 }

@@ -17,7 +17,7 @@ extension RequestContext where Identity == Accounts.Identity {
     /// The caller, who must be an admin.
     func admin() throws(APIError) -> Accounts.Identity {
         let identity = try caller()
-        guard identity.role == .admin else { throw APIErrors.forbidden("Only admins can do that.") }
+        guard identity.role == .admin else { throw APIErrors.map(.forbidden(.adminsOnly)) }
         return identity
     }
 }

@@ -70,7 +70,7 @@ package final class Social: Sendable {
     package func deleteComment(id: String, by identity: Accounts.Identity, on connection: any DatabaseConnection) throws -> (comment: Activity, asModerator: Bool) {
         guard let comment = try activities.find(id: id, on: connection), comment.kind == .comment,
               let videoID = comment.videoID else {
-            throw SocialError.notFound("No such comment.")
+            throw SocialError.notFound(.comment)
         }
         // Only the video's being out of sight means "no such comment": a database failure
         // (a PostgreSQL serialization failure, which `write` runs again) goes through as itself.
@@ -78,11 +78,11 @@ package final class Social: Sendable {
         do {
             video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
         } catch VideoRegistryError.notFound {
-            throw SocialError.notFound("No such comment.")
+            throw SocialError.notFound(.comment)
         }
         let ownsIt = comment.fromUserID == identity.userID || video.ownerID == identity.userID
         guard ownsIt || identity.role.canModerate else {
-            throw SocialError.forbidden("Only the comment's author, the video's owner or a moderator can delete it.")
+            throw SocialError.forbidden(.deleteOthersComment)
         }
         try remove(comment, on: connection)
         return (comment, !ownsIt)
@@ -104,9 +104,9 @@ package final class Social: Sendable {
         }
         return try writeOnce { connection in
             let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
-            guard video.ownerID != identity.userID else { throw SocialError.forbidden("You cannot flag your own video.") }
+            guard video.ownerID != identity.userID else { throw SocialError.forbidden(.flagOwnVideo) }
             guard try activities.find(.inappropriate, from: identity.userID, video: video.id, on: connection) == nil else {
-                throw SocialError.conflict("You have already flagged this video.")
+                throw SocialError.conflict(.alreadyFlagged)
             }
             let flag = try record(.inappropriate, from: identity.userID, to: video.ownerID, video: video.id, content: reason, on: connection)
             return try read(flag, answer, on: connection)
@@ -120,9 +120,9 @@ package final class Social: Sendable {
     package func follow(_ idOrUsername: String, by identity: Accounts.Identity) throws -> Account {
         try writeOnce { connection in
             let target = try user(idOrUsername, on: connection)
-            guard !target.isBanned else { throw SocialError.notFound("No such user.") }
+            guard !target.isBanned else { throw SocialError.notFound(.user) }
             guard target.id != identity.userID else {
-                throw SocialError.validation(field: nil, message: "You cannot follow yourself.")
+                throw SocialError.selfFollow
             }
             if try activities.find(.follow, from: identity.userID, to: target.id, on: connection) == nil {
                 try record(.follow, from: identity.userID, to: target.id, video: nil, content: nil, on: connection)
@@ -137,7 +137,7 @@ package final class Social: Sendable {
     package func unfollow(_ idOrUsername: String, by identity: Accounts.Identity) throws -> Account {
         try database.write { connection in
             let target = try user(idOrUsername, on: connection)
-            guard Viewer(identity).canSee(target) else { throw SocialError.notFound("No such user.") }
+            guard Viewer(identity).canSee(target) else { throw SocialError.notFound(.user) }
             if let follow = try activities.find(.follow, from: identity.userID, to: target.id, on: connection) {
                 try remove(follow, on: connection)
             }
@@ -147,7 +147,7 @@ package final class Social: Sendable {
 
     private func user(_ idOrUsername: String, on connection: any DatabaseConnection) throws -> Account {
         guard let account = try accounts.find(idOrUsername: idOrUsername, on: connection) else {
-            throw SocialError.notFound("No such user.")
+            throw SocialError.notFound(.user)
         }
         return account
     }

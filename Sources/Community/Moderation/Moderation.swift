@@ -91,12 +91,12 @@ package final class Moderation: Sendable {
         let now = clock.nowMillis()
         return try accounts.changeStanding { connection in
             let target = try user(userKey, on: connection)
-            guard target.id != identity.userID else { throw SocialError.forbidden("You cannot ban or unban yourself.") }
+            guard target.id != identity.userID else { throw SocialError.forbidden(.banOneself) }
             switch (identity.role, target.role) {
             case (_, .admin):
-                throw SocialError.forbidden("Admins cannot be banned; an admin can make them a moderator first.")
+                throw SocialError.forbidden(.banAdmin)
             case (.moderator, .moderator), (.user, _):
-                throw SocialError.forbidden("Only admins can ban or unban moderators.")
+                throw SocialError.forbidden(.banModeratorAsModerator)
             default:
                 break
             }
@@ -112,11 +112,11 @@ package final class Moderation: Sendable {
     /// Changes a user's role (admins only, never their own); answers the account.
     package func setRole(_ role: Role, userKey: String, reason: String?, by identity: Accounts.Identity) throws -> Account {
         let reason = try Self.checked(reason)
-        guard identity.role == .admin else { throw SocialError.forbidden("Only admins can do that.") }
+        guard identity.role == .admin else { throw SocialError.forbidden(.adminsOnly) }
         let now = clock.nowMillis()
         return try accounts.changeStanding { connection in
             let target = try user(userKey, on: connection)
-            guard target.id != identity.userID else { throw SocialError.forbidden("You cannot change your own role.") }
+            guard target.id != identity.userID else { throw SocialError.forbidden(.changeOwnRole) }
             guard target.role != role else { return target }
             let updated = try store.setRole(role, of: target, now: now, on: connection)
             try hooks.save(updated, previous: target, on: connection) {}
@@ -129,12 +129,12 @@ package final class Moderation: Sendable {
     // MARK: Rules
 
     private func user(_ key: String, on connection: any DatabaseConnection) throws -> Account {
-        guard let account = try store.find(idOrUsername: key, on: connection) else { throw SocialError.notFound("No such user.") }
+        guard let account = try store.find(idOrUsername: key, on: connection) else { throw SocialError.notFound(.user) }
         return account
     }
 
     package static func requireModerator(_ identity: Accounts.Identity) throws(SocialError) {
-        guard identity.role.canModerate else { throw .forbidden("Only moderators and admins can do that.") }
+        guard identity.role.canModerate else { throw .forbidden(.moderatorsOnly) }
     }
 
     /// A reason as stored: trimmed, at most 500 characters, nil when empty.

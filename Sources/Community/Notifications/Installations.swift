@@ -87,7 +87,7 @@ package struct Installations: Sendable {
                 reading: { try Installation(reading: &$0) })
             if let existing {
                 guard existing.platform == platform else {
-                    throw SocialError.conflict("This device token is registered for another platform.")
+                    throw SocialError.conflict(.deviceTokenOfOtherPlatform)
                 }
                 if existing.userID == userID {
                     let updated = try connection.fetchOne("""

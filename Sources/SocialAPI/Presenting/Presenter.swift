@@ -28,7 +28,7 @@ struct Presenter {
     /// A banned account is not found for a caller who may not see it (`Viewer.canSee`), so
     /// every route that answers one user object keeps the rule, whoever wrote the route.
     func user(_ account: Account) throws -> UserJSON {
-        guard viewer.canSee(account) else { throw SocialError.notFound("No such user.") }
+        guard viewer.canSee(account) else { throw SocialError.notFound(.user) }
         return try users([account])[0]
     }
 
