@@ -3,6 +3,10 @@ import PackageDescription
 
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
 // Storage <- Auth, CloudHooks <- VideoRegistry <- SocialAPI <- ParseImport <- pacenote;
+// Storage itself is the drivers' shared root and names no driver; the drivers (SQLiteStorage,
+// PostgresStorage) and the schema (Schema, with PostgresSchema) depend on it, never the other
+// way. Domain modules import Storage only; what opens or migrates a database names a driver
+// or Schema (pacenote; SocialAPI, for its default SQLite opener and its migrations; the tests).
 // HTTP is used by SocialAPI (and the executable that starts it) only.
 // JSON, Telemetry and Crypto are leaf utilities any module may use. CloudHooks' push providers
 // speak HTTP/2 through libcurl (CCurl, with the CCurlShim wrappers).
@@ -36,12 +40,20 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
 
         // Storage and the domain.
-        // The PostgreSQL schema, in a target of its own: its files share their names with the
-        // SQLite ones, and SwiftPM names embedded files by base name (PostgresMigrationFiles.swift).
+        // Storage is the drivers' shared root and names no driver: the Database seam, SQL, Row,
+        // RowReader (with RowCursor, the seam a driver reads its rows through), StorageError,
+        // the connection pool, the migrator. Each driver is a module over it with its C library.
+        .target(name: "Storage", dependencies: ["Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "SQLiteStorage", dependencies: ["Storage", "CSQLite", "CSQLiteWAL", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "PostgresStorage", dependencies: ["Storage", "CPostgres", "Telemetry"], swiftSettings: swiftSettings),
+        // The schema: the SQLite migrations embedded here, the PostgreSQL ones in PostgresSchema,
+        // a resource-only helper target, because SwiftPM names an embedded file by its base name
+        // (`PackageResources._001_accounts_sql`) and the two dialects' files share their names
+        // on purpose: in one target they would collide.
         .target(name: "PostgresSchema", resources: [.embedInCode("migrations")], swiftSettings: swiftSettings),
         .target(
-            name: "Storage",
-            dependencies: ["CSQLite", "CSQLiteWAL", "CPostgres", "PostgresSchema", "Telemetry"],
+            name: "Schema",
+            dependencies: ["Storage", "PostgresSchema"],
             resources: [.embedInCode("migrations/sqlite")],
             swiftSettings: swiftSettings
         ),
@@ -55,18 +67,18 @@ let package = Package(
         ),
         .target(
             name: "SocialAPI",
-            dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Crypto", "Telemetry"],
+            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Crypto", "Telemetry"],
             resources: [.embedInCode("openapi.json"), .embedInCode("Console"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "ParseImport",
-            dependencies: ["Storage", "Auth", "VideoRegistry", "JSON", "Telemetry", "SocialAPI"],
+            dependencies: ["Storage", "Schema", "Auth", "VideoRegistry", "JSON", "Telemetry", "SocialAPI"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "pacenote",
-            dependencies: ["SocialAPI", "Storage", "Auth", "HTTP", "Telemetry", "ParseImport", "CloudHooks"],
+            dependencies: ["SocialAPI", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "CloudHooks"],
             swiftSettings: swiftSettings
         ),
 
@@ -74,19 +86,19 @@ let package = Package(
         // TestSupport holds what several test targets share (a temporary database, a disk that
         // fails on purpose: CSQLiteFaults, a fault-injecting SQLite VFS).
         .target(name: "CSQLiteFaults", dependencies: ["CSQLite"], path: "Tests/CSQLiteFaults"),
-        .target(name: "TestSupport", dependencies: ["Storage", "Telemetry", "CSQLiteFaults", "CSQLiteWAL", "CSQLite"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Telemetry", "CSQLiteFaults", "CSQLiteWAL", "CSQLite"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", "CSQLite", "Telemetry"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "TestSupport", "CSQLite", "Telemetry"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks", "Telemetry"]),
-        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "TestSupport", "Telemetry"]),
+        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "PostgresStorage", "Schema", "TestSupport", "Telemetry"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
         .testTarget(name: "PushTests", dependencies: ["CloudHooks", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
-        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "Auth", "TestSupport", "Telemetry"]),
+        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "SocialAPI", "Auth", "TestSupport", "Telemetry"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "SQLiteStorage", "PostgresStorage", "TestSupport"]),
     ]
 )

@@ -1,9 +1,11 @@
 import Auth
 import CloudHooks
 import Foundation
-import Synchronization
 import HTTP
+import Schema
+import SQLiteStorage
 import Storage
+import Synchronization
 import Telemetry
 import VideoRegistry
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import SQLiteStorage
 import Storage
 import Synchronization
 import Telemetry

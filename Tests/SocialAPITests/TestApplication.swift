@@ -1,5 +1,7 @@
 import Foundation
 import HTTP
+import PostgresStorage
+import SQLiteStorage
 import Storage
 import Telemetry
 import TestSupport

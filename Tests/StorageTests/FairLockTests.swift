@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
+@testable import SQLiteStorage
 @testable import Storage
 
 final class FairLockTests: XCTestCase {
