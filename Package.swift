@@ -9,7 +9,7 @@ import PackageDescription
 // or Schema (pacenote; SocialAPI, for its default SQLite opener and its migrations; the tests).
 // HTTP is used by SocialAPI (and the executable that starts it) only.
 // JSON, Telemetry and Crypto are leaf utilities any module may use. CloudHooks' push providers
-// speak HTTP/2 through libcurl (CCurl, with the CCurlShim wrappers).
+// speak HTTP/2 through libcurl (CCurl, with the CShims.Curl wrappers).
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -29,8 +29,13 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // Typed wrappers for libcurl's variadic setopt/getinfo, which Swift cannot call.
-        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // Typed wrappers for C functions Swift cannot call (variadic ones, macros), one header and
+        // one explicit submodule per library (`import CShims.Curl`, `CShims.MicroHTTPD`,
+        // `CShims.SQLite`). All `static inline` and no dependency of its own: it links nothing,
+        // so a module gets no library through it; the importing module depends on the library's
+        // system-library target above, which links it. The headers are in Debian's default
+        // include path.
+        .target(name: "CShims"),
         // A pass-through SQLite VFS that writes a transaction's WAL frames with one pwrite.
         .target(name: "CSQLiteWAL", dependencies: ["CSQLite"]),
 
@@ -44,7 +49,7 @@ let package = Package(
         // RowReader (with RowCursor, the seam a driver reads its rows through), StorageError,
         // the connection pool, the migrator. Each driver is a module over it with its C library.
         .target(name: "Storage", dependencies: ["Telemetry"], swiftSettings: swiftSettings),
-        .target(name: "SQLiteStorage", dependencies: ["Storage", "CSQLite", "CSQLiteWAL", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "SQLiteStorage", dependencies: ["Storage", "CSQLite", "CSQLiteWAL", "CShims", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "PostgresStorage", dependencies: ["Storage", "CPostgres", "Telemetry"], swiftSettings: swiftSettings),
         // The schema: the SQLite migrations embedded here, the PostgreSQL ones in PostgresSchema,
         // a resource-only helper target, because SwiftPM names an embedded file by its base name
@@ -57,12 +62,12 @@ let package = Package(
             resources: [.embedInCode("migrations/sqlite")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "HTTP", dependencies: ["CMicroHTTPD", "JSON", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD", "CShims", "JSON", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["Storage", "Crypto", "CCrypt", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "CloudHooks", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "CloudHooks",
-            dependencies: ["Storage", "Crypto", "JSON", "Telemetry", "CCurl", "CCurlShim"],
+            dependencies: ["Storage", "Crypto", "JSON", "Telemetry", "CCurl", "CShims"],
             swiftSettings: swiftSettings
         ),
         .target(

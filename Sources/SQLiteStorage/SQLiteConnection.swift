@@ -1,3 +1,4 @@
+import CShims.SQLite
 import CSQLite
 import CSQLiteWAL
 import Storage
