@@ -3,10 +3,15 @@ import PackageDescription
 
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
 // Storage <- Auth, Hooks <- VideoRegistry <- Community <- {Delivery, ParseImport, SocialAPI} <- pacenote.
+// Storage is the drivers' shared root and names no driver; the drivers (SQLiteStorage,
+// PostgresStorage) and the schema (Schema, with PostgresSchema) depend on it, never the other
+// way. Domain modules import Storage only; what opens or migrates a database names a driver
+// or Schema (pacenote; SocialAPI, for its default SQLite opener and its migrations; the tests).
 // Community is the domain (activities, feeds, notifications, moderation, search, account mail);
 // Delivery sends what it queues (APNs, FCM, webhook, SMTP) and is the only module on libcurl;
 // SocialAPI is the HTTP adapter and the only module, with the executable, on HTTP (libmicrohttpd).
-// JSON, Telemetry and Crypto are leaf utilities any module may use.
+// JSON, Telemetry and Crypto are leaf utilities any module may use. CShims holds the static
+// inline wrappers of the C that Swift cannot call, and links nothing itself.
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -26,8 +31,13 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // Typed wrappers for libcurl's variadic setopt/getinfo, which Swift cannot call.
-        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // Typed wrappers for C functions Swift cannot call (variadic ones, macros), one header and
+        // one explicit submodule per library (`import CShims.Curl`, `CShims.MicroHTTPD`,
+        // `CShims.SQLite`). All `static inline` and no dependency of its own: it links nothing,
+        // so a module gets no library through it; the importing module depends on the library's
+        // system-library target above, which links it. The headers are in Debian's default
+        // include path.
+        .target(name: "CShims"),
         // A pass-through SQLite VFS that writes a transaction's WAL frames with one pwrite.
         .target(name: "CSQLiteWAL", dependencies: ["CSQLite"]),
 
@@ -37,16 +47,24 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
 
         // Storage and the domain.
-        // The PostgreSQL schema, in a target of its own: its files share their names with the
-        // SQLite ones, and SwiftPM names embedded files by base name (PostgresMigrationFiles.swift).
+        // Storage is the drivers' shared root and names no driver: the Database seam, SQL, Row,
+        // RowReader (with RowCursor, the seam a driver reads its rows through), StorageError,
+        // the connection pool, the migrator. Each driver is a module over it with its C library.
+        .target(name: "Storage", dependencies: ["Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "SQLiteStorage", dependencies: ["Storage", "CSQLite", "CSQLiteWAL", "CShims", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "PostgresStorage", dependencies: ["Storage", "CPostgres", "Telemetry"], swiftSettings: swiftSettings),
+        // The schema: the SQLite migrations embedded here, the PostgreSQL ones in PostgresSchema,
+        // a resource-only helper target, because SwiftPM names an embedded file by its base name
+        // (`PackageResources._001_accounts_sql`) and the two dialects' files share their names
+        // on purpose: in one target they would collide.
         .target(name: "PostgresSchema", resources: [.embedInCode("migrations")], swiftSettings: swiftSettings),
         .target(
-            name: "Storage",
-            dependencies: ["CSQLite", "CSQLiteWAL", "CPostgres", "PostgresSchema", "Telemetry"],
+            name: "Schema",
+            dependencies: ["Storage", "PostgresSchema"],
             resources: [.embedInCode("migrations/sqlite")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "HTTP", dependencies: ["CMicroHTTPD", "JSON", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD", "CShims", "JSON", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["Storage", "Crypto", "CCrypt", "Telemetry"], swiftSettings: swiftSettings),
         // The hook pipeline and the durable outbox.
         .target(name: "Hooks", dependencies: ["Storage", "JSON", "Telemetry"], swiftSettings: swiftSettings),
@@ -58,23 +76,23 @@ let package = Package(
         ),
         .target(
             name: "Delivery",
-            dependencies: ["Storage", "Auth", "Hooks", "Community", "Crypto", "JSON", "Telemetry", "CCurl", "CCurlShim"],
+            dependencies: ["Storage", "Auth", "Hooks", "Community", "Crypto", "JSON", "Telemetry", "CCurl", "CShims"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "SocialAPI",
-            dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "JSON", "Crypto", "Telemetry"],
+            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "JSON", "Crypto", "Telemetry"],
             resources: [.embedInCode("openapi.json"), .embedInCode("Console"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "ParseImport",
-            dependencies: ["Storage", "Auth", "VideoRegistry", "Community", "JSON", "Telemetry"],
+            dependencies: ["Storage", "Schema", "Auth", "VideoRegistry", "Community", "JSON", "Telemetry"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "pacenote",
-            dependencies: ["SocialAPI", "Community", "Storage", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery"],
+            dependencies: ["SocialAPI", "Community", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery"],
             swiftSettings: swiftSettings
         ),
 
@@ -82,20 +100,20 @@ let package = Package(
         // TestSupport holds what several test targets share (a temporary database, a disk that
         // fails on purpose: CSQLiteFaults, a fault-injecting SQLite VFS).
         .target(name: "CSQLiteFaults", dependencies: ["CSQLite"], path: "Tests/CSQLiteFaults"),
-        .target(name: "TestSupport", dependencies: ["Storage", "Telemetry", "CSQLiteFaults", "CSQLiteWAL", "CSQLite"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Telemetry", "CSQLiteFaults", "CSQLiteWAL", "CSQLite"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", "CSQLite", "Telemetry"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "TestSupport", "CSQLite", "Telemetry"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "Hooks", "Telemetry"]),
-        .testTarget(name: "HooksTests", dependencies: ["Hooks", "Storage", "TestSupport", "Telemetry"]),
+        .testTarget(name: "HooksTests", dependencies: ["Hooks", "Storage", "PostgresStorage", "Schema", "TestSupport", "Telemetry"]),
         .testTarget(name: "CommunityTests", dependencies: ["Community"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
         .testTarget(name: "PushTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
-        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "Hooks", "Delivery", "HTTP", "Storage", "Auth", "TestSupport", "Telemetry"]),
+        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "Hooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "Community", "Auth", "TestSupport", "Telemetry"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "SQLiteStorage", "PostgresStorage", "TestSupport"]),
     ]
 )

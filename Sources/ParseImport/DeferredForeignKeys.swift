@@ -1,4 +1,5 @@
 import Foundation
+import Schema
 import Storage
 
 /// Foreign keys set aside while a bulk load runs on PostgreSQL, then added back, each checked

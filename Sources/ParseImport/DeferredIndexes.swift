@@ -1,4 +1,5 @@
 import Foundation
+import Schema
 import Storage
 
 /// Secondary indexes set aside while a bulk load runs, then built once from sorted data.

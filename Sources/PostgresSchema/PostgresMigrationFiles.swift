@@ -2,7 +2,7 @@
 ///
 /// A target of their own because SwiftPM names an embedded file after its base name only
 /// (`0001_accounts.sql` becomes `PackageResources._001_accounts_sql`), and the two dialects'
-/// files share their names on purpose; in one target they would collide. `Storage.Schema`
+/// files share their names on purpose; in one target they would collide. `Schema` (its target)
 /// turns these into migrations; `SchemaTests` fails when this list and the folder differ.
 public enum PostgresMigrationFiles {
     public static let all: [(name: String, bytes: [UInt8])] = [

@@ -3,9 +3,11 @@ import Auth
 import Hooks
 import Delivery
 import Foundation
-import Synchronization
 import HTTP
+import Schema
+import SQLiteStorage
 import Storage
+import Synchronization
 import Telemetry
 import VideoRegistry
 

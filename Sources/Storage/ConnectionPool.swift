@@ -2,21 +2,24 @@ import Foundation
 
 /// A fixed set of connections lent to one thread at a time; a borrower past the last
 /// free connection waits until one comes back.
-final class ConnectionPool<Connection: AnyObject>: @unchecked Sendable {
+package final class ConnectionPool<Connection: AnyObject>: @unchecked Sendable {
     // @unchecked: `idle` is only touched under `lock`; `available` counts idle entries, so a
     // thread that passes `wait()` is guaranteed one, which it alone then uses.
-    private var idle: [Connection]
-    let size: Int
-    private let lock = NSLock()
-    private let available: DispatchSemaphore
+    @usableFromInline var idle: [Connection]
+    package let size: Int
+    @usableFromInline let lock = NSLock()
+    @usableFromInline let available: DispatchSemaphore
 
-    init(_ connections: [Connection]) {
+    package init(_ connections: [Connection]) {
         idle = connections
         size = connections.count
         available = DispatchSemaphore(value: connections.count)
     }
 
-    func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
+    // @inlinable (with what they touch @usableFromInline): the drivers are other modules, and
+    // would otherwise call these generic methods unspecialised, once per transaction.
+    @inlinable
+    package func withConnection<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
         available.wait()
         return try lend(body)
     }
@@ -24,13 +27,15 @@ final class ConnectionPool<Connection: AnyObject>: @unchecked Sendable {
     /// Like `withConnection`, but a borrower that finds none free within `timeout` gets
     /// `StorageError.busy` instead of waiting on (a server pool, where every connection may
     /// be held by slow statements; the caller answers 503 rather than queueing forever).
-    func withConnection<T>(waitingAtMost timeout: DispatchTimeInterval, _ body: (Connection) throws -> T) throws -> T {
+    @inlinable
+    package func withConnection<T>(waitingAtMost timeout: DispatchTimeInterval, _ body: (Connection) throws -> T) throws -> T {
         guard available.wait(timeout: .now() + timeout) == .success else { throw StorageError.busy }
         return try lend(body)
     }
 
     /// Lends a connection to `body`; the caller has taken one from `available`.
-    private func lend<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
+    @inlinable
+    func lend<T, E: Error>(_ body: (Connection) throws(E) -> T) throws(E) -> T {
         lock.lock()
         let connection = idle.removeLast()
         lock.unlock()
@@ -44,13 +49,14 @@ final class ConnectionPool<Connection: AnyObject>: @unchecked Sendable {
     }
 
     /// Connections not lent out right now.
-    var idleCount: Int {
+    package var idleCount: Int {
         lock.lock()
         defer { lock.unlock() }
         return idle.count
     }
 
-    func closeAll(_ close: (Connection) -> Void) {
+    @inlinable
+    package func closeAll(_ close: (Connection) -> Void) {
         lock.lock()
         defer { lock.unlock() }
         idle.forEach(close)

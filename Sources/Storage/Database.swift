@@ -19,6 +19,15 @@ public protocol DatabaseConnection: AnyObject {
     func fetchOne(_ sql: SQL) throws(StorageError) -> Row?
     /// Runs several trusted statements separated by semicolons (migrations).
     func executeScript(_ sql: SQL) throws(StorageError)
+    /// Readies the current write transaction for `Migrator`: lifts the session's statement and
+    /// lock timeouts for the rest of the transaction (a migration may run long, an index build
+    /// on a large table, and a server may wait as long for another's), then takes the lock
+    /// `key`, held until the transaction ends, that keeps servers from changing one schema at
+    /// once. Done by the driver, not the migrator, because both are the driver's own: one whose
+    /// write transactions already exclude every other writer of the database, in any process,
+    /// and that has no statement timeout does nothing. The timeouts end with the transaction,
+    /// committed or rolled back, so a pooled session keeps its own for everything after.
+    func prepareForMigration(lock key: Int64) throws(StorageError)
 }
 
 extension DatabaseConnection {

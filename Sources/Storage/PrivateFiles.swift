@@ -18,16 +18,16 @@ public struct PrivateFileError: DriverError {
 ///
 /// Modes are set explicitly rather than left to the umask (which only clears bits and which a
 /// caller may have set loosely), and a data directory made by an older version, with 0755 and
-/// 0644, is narrowed when it is opened again. SQLite creates the WAL and shared-memory files
-/// with the database file's own mode (https://sqlite.org/tempfiles.html), so a 0600 database
-/// keeps them 0600 too; they are narrowed here as well in case they were left from before.
+/// 0644, is narrowed when it is opened again. A file database creates its companion files
+/// (`-wal`, `-shm`) with the database file's own mode, so a 0600 database keeps them 0600
+/// too; they are narrowed here as well in case they were left from before.
 public enum PrivateFiles {
     public static let directoryMode: mode_t = 0o700
     public static let fileMode: mode_t = 0o600
 
-    /// Prepares `directory` and the SQLite database `fileName` inside it: the directory (and
+    /// Prepares `directory` and the database file `fileName` inside it: the directory (and
     /// missing parents) created 0700, or narrowed to 0700; the database file created empty
-    /// with 0600 when missing (SQLite starts a new database in an empty file); the database,
+    /// with 0600 when missing (a file database starts a new database in an empty file); the database,
     /// its `-wal` and `-shm`, and `otherFiles` narrowed to 0600 when they exist.
     ///
     /// - Returns: the paths whose modes were narrowed (empty when everything was private), for

@@ -7,17 +7,14 @@
 /// A reader handed out by `DatabaseConnection.fetchAll(_:reading:)` reads the driver's
 /// current row in place and is valid only inside that closure.
 public struct RowReader {
-    /// Where the values come from. An enum of the backends rather than a protocol: the
-    /// SQLite case is the hot path (every page read goes through it, column by column), and a
-    /// switch over three cases costs nothing next to an existential call per column. Each
-    /// driver's case is read by functions in that driver's folder, so only those import the C
-    /// library.
+    /// Where the values come from: a decoded row, or a driver's current row read in place
+    /// through its `RowCursor`. An enum of two cases rather than a protocol: the driver's case
+    /// is the hot path (every page read goes through it, column by column), and a switch over
+    /// two cases plus a call through the driver's function costs nothing next to an existential
+    /// call per column. Only the driver's functions touch its C library.
     @usableFromInline enum Source {
         case row(Row)
-        /// A SQLite statement positioned on a row (SQLITE_ROW).
-        case sqlite(OpaquePointer, count: Int)
-        /// A PostgreSQL result (`PGresult *`) and the row being read.
-        case postgres(OpaquePointer, row: Int32, count: Int)
+        case cursor(RowCursor)
     }
 
     @usableFromInline let source: Source
@@ -29,13 +26,10 @@ public struct RowReader {
         self.index = index
     }
 
-    init(sqlite statement: OpaquePointer, count: Int) {
-        source = .sqlite(statement, count: count)
-        index = 0
-    }
-
-    init(postgres result: OpaquePointer, row: Int32, count: Int) {
-        source = .postgres(result, row: row, count: count)
+    /// A reader of the row `cursor` is on, from its first column: what a driver hands to
+    /// `fetchAll(_:reading:)`'s closure.
+    public init(_ cursor: RowCursor) {
+        source = .cursor(cursor)
         index = 0
     }
 
@@ -51,11 +45,12 @@ public struct RowReader {
     }
 
     /// Hands the next column's text to `body` as UTF-8 bytes, then moves past it: nil for
-    /// NULL. From SQLite the bytes are read in place (valid only inside `body`) and no
-    /// `String` is made, so a presenter copies long texts (titles, descriptions) straight
-    /// into a response; other sources go through their decoded value. Throws
-    /// `StorageError.decoding` for a column of another type. The bytes are whatever was
-    /// stored, not checked as UTF-8: the caller decides what invalid bytes become.
+    /// NULL. From a driver that hands text over in place (`RowCursor.Functions.text`) the
+    /// bytes are valid only inside `body` and no `String` is made, so a presenter copies long
+    /// texts (titles, descriptions) straight into a response; other sources go through their
+    /// decoded value. Throws `StorageError.decoding` for a column of another type. The bytes
+    /// are whatever was stored, not checked as UTF-8: the caller decides what invalid bytes
+    /// become.
     public mutating func nextText<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) throws -> R {
         let result: R
         switch text(at: index) {
@@ -73,7 +68,7 @@ public struct RowReader {
     }
 
     /// A text column as a driver hands it over.
-    enum Text {
+    public enum Text {
         case null
         /// In place, valid until the row changes.
         case bytes(UnsafeRawBufferPointer)
@@ -82,8 +77,8 @@ public struct RowReader {
     }
 
     private func text(at index: Int) -> Text {
-        if case .sqlite(let statement, let count) = source, index < count {
-            return SQLiteConnection.text(statement, Int32(index))
+        if case .cursor(let cursor) = source, index < cursor.count {
+            return cursor.functions.text(cursor.handle, cursor.row, Int32(index))
         }
         switch value(at: index) {
         case .null?: return .null
@@ -108,10 +103,8 @@ public struct RowReader {
         switch source {
         case .row(let row):
             return row.values.indices.contains(index) ? row.values[index] : nil
-        case .sqlite(let statement, let count):
-            return index < count ? SQLiteConnection.value(statement, Int32(index)) : nil
-        case .postgres(let result, let row, let count):
-            return index < count ? PostgresConnection.value(result, row: row, column: Int32(index)) : nil
+        case .cursor(let cursor):
+            return index < cursor.count ? cursor.functions.value(cursor.handle, cursor.row, Int32(index)) : nil
         }
     }
 
@@ -119,11 +112,62 @@ public struct RowReader {
         switch source {
         case .row(let row):
             return row.columns.indices.contains(index) ? row.columns[index] : "#\(index)"
-        case .sqlite(let statement, let count):
-            return index < count ? SQLiteConnection.columnName(statement, Int32(index)) ?? "#\(index)" : "#\(index)"
-        case .postgres(let result, _, let count):
-            return index < count ? PostgresConnection.columnName(result, Int32(index)) ?? "#\(index)" : "#\(index)"
+        case .cursor(let cursor):
+            return index < cursor.count ? cursor.functions.columnName(cursor.handle, Int32(index)) ?? "#\(index)" : "#\(index)"
         }
+    }
+}
+
+/// A driver's current row, read in place: the driver's result handle (a prepared statement
+/// positioned on a row, a result set), the row within it, the column count, and the driver's
+/// functions that read a column of it.
+///
+/// The seam between `RowReader` and the drivers, which keeps the root free of any driver: a
+/// driver makes one `Functions` value (a static constant, functions that capture nothing)
+/// and a cursor per row, so reading a column costs one switch and one call through a
+/// function value: no existential, no allocation.
+public struct RowCursor {
+    /// How a driver reads a column of a row of its results. Each function gets the cursor's
+    /// handle, row and a 0-based column below the cursor's count.
+    public struct Functions: Sendable {
+        /// The column's value.
+        public let value: @Sendable (_ handle: OpaquePointer, _ row: Int32, _ column: Int32) -> DatabaseValue
+        /// The column's text: in place (`.bytes`, valid until the row changes) when the driver
+        /// can, else `.string`; `.null` for NULL and `.notText` for a value of another type.
+        public let text: @Sendable (_ handle: OpaquePointer, _ row: Int32, _ column: Int32) -> RowReader.Text
+        /// The column's name (for decoding errors).
+        public let columnName: @Sendable (_ handle: OpaquePointer, _ column: Int32) -> String?
+
+        public init(
+            value: @escaping @Sendable (_ handle: OpaquePointer, _ row: Int32, _ column: Int32) -> DatabaseValue,
+            text: @escaping @Sendable (_ handle: OpaquePointer, _ row: Int32, _ column: Int32) -> RowReader.Text,
+            columnName: @escaping @Sendable (_ handle: OpaquePointer, _ column: Int32) -> String?
+        ) {
+            self.value = value
+            self.text = text
+            self.columnName = columnName
+        }
+
+        /// `text` for a driver that holds no text in place: the column's value, as text.
+        public static func text(from value: DatabaseValue) -> RowReader.Text {
+            switch value {
+            case .null: return .null
+            case .text(let string): return .string(string)
+            default: return .notText
+            }
+        }
+    }
+
+    @usableFromInline let handle: OpaquePointer
+    @usableFromInline let row: Int32
+    @usableFromInline let count: Int
+    @usableFromInline let functions: Functions
+
+    public init(handle: OpaquePointer, row: Int32 = 0, count: Int, functions: Functions) {
+        self.handle = handle
+        self.row = row
+        self.count = count
+        self.functions = functions
     }
 }
 

@@ -2,6 +2,14 @@
 public enum SQLDialect: Sendable {
     case sqlite
     case postgres
+
+    /// The column type of a 64-bit integer (milliseconds since the epoch, say).
+    var int64ColumnType: String {
+        switch self {
+        case .sqlite: return "INTEGER"  // always 64-bit
+        case .postgres: return "BIGINT"  // INTEGER is 32-bit
+        }
+    }
 }
 
 /// A SQL statement whose interpolated values become bound parameters.
@@ -19,7 +27,7 @@ public enum SQLDialect: Sendable {
 /// (`nested`), not copied fragment by fragment, so parts built once (`static let` column
 /// lists) cost nothing to reuse.
 public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
-    enum Fragment: Sendable {
+    @usableFromInline package enum Fragment: Sendable {
         /// Text written in the program's source.
         case literal(StaticString)
         /// Trusted text made at run time (`unsafe:`, `unsafeSQL:`).
@@ -29,9 +37,9 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         case nested(SQL)
     }
 
-    var fragments: [Fragment]
+    @usableFromInline package var fragments: [Fragment]
     /// The hash of the shape, kept up to date as fragments are appended.
-    var shape = Shape()
+    package var shape = Shape()
 
     public init(stringLiteral value: StaticString) {
         fragments = []
@@ -127,8 +135,8 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
 
     /// Calls `body` with every literal, text and bind in order, nested statements flattened;
     /// stops early when `body` answers false, and answers whether it went through.
-    @discardableResult
-    func forEachFragment(_ body: (Fragment) -> Bool) -> Bool {
+    @discardableResult @inlinable
+    package func forEachFragment(_ body: (Fragment) -> Bool) -> Bool {
         for fragment in fragments {
             if case .nested(let inner) = fragment {
                 if !inner.forEachFragment(body) { return false }
@@ -174,10 +182,10 @@ extension SQL {
     /// A statement's shape: its fragments with the bound values left out. Two statements of one
     /// shape render the same text in every dialect, so a driver may key prepared statements by
     /// it. Compared exactly (`matches`); `hash` only narrows the search.
-    struct Shape: Sendable {
+    package struct Shape: Sendable {
         /// A polynomial hash of the fragment tokens, so that appending a whole statement combines
         /// its hash in O(1): hash(a + b) = hash(a) * power(b) + hash(b).
-        private(set) var hash: UInt64 = 0
+        package private(set) var hash: UInt64 = 0
         /// multiplier^(fragment count), mod 2^64.
         private(set) var power: UInt64 = 1
 
@@ -212,7 +220,7 @@ extension SQL {
     }
 
     /// One fragment of a shape as a driver's cache keeps it: no bound value is kept.
-    enum ShapePart: Sendable {
+    @usableFromInline package enum ShapePart: Sendable {
         /// The literal's address and length.
         case literal(UInt, Int)
         case text(String)
@@ -220,7 +228,7 @@ extension SQL {
     }
 
     /// The shape's parts, for a driver to store next to its prepared statement.
-    var shapeParts: [ShapePart] {
+    @inlinable package var shapeParts: [ShapePart] {
         var parts: [ShapePart] = []
         forEachFragment { fragment in
             switch fragment {
@@ -239,7 +247,7 @@ extension SQL {
     /// `bind` is handed each bound value with its 1-based position as the walk meets it, so a
     /// driver binds in the same pass that finds its statement (two walks over every fragment
     /// were 3 to 4% of a read by id). On a mismatch some values may have been handed over already.
-    func matches(_ parts: [ShapePart], binding bind: (Int32, DatabaseValue) -> Void = { _, _ in }) -> Bool {
+    @inlinable package func matches(_ parts: [ShapePart], binding bind: (Int32, DatabaseValue) -> Void = { _, _ in }) -> Bool {
         var index = 0
         var position: Int32 = 0
         let same = forEachFragment { fragment in

@@ -24,14 +24,14 @@ public enum StorageError: Error, Sendable, SafelyDescribedError {
     case unstorableText
     /// Anything else the driver reported, kept whole.
     case driver(any DriverError)
-    /// A PostgreSQL transaction that a failed statement had aborted, though the closure went on
+    /// A transaction that a failed statement had aborted, though the closure went on
     /// as if it had not (it caught the error, say with `try?`): COMMIT rolled everything back.
     /// `cause` is that failure (nil if the session did not see it). A bug in the closure, and
     /// never run again: the closure chose to go past a failure, and a second run would do the
-    /// same. A conflict or a busy server swallowed this way is answered as itself instead
-    /// (`PostgresDatabase`), so that the write is run again or answers 503, as it would have
-    /// had the closure let the error through. SQLite never answers this: a failed statement
-    /// there undoes only itself.
+    /// same. A conflict or a busy server swallowed this way is answered as itself instead (by
+    /// the driver), so that the write is run again or answers 503, as it would have had the
+    /// closure let the error through. Only a driver whose failed statement aborts the whole
+    /// transaction answers this; where a failed statement undoes only itself, it never happens.
     indirect case transactionAborted(cause: StorageError?)
 
     public var description: String {
@@ -50,12 +50,13 @@ public enum StorageError: Error, Sendable, SafelyDescribedError {
         }
     }
 
-    /// True for a conflict with a concurrent transaction (PostgreSQL's serialization failure or
+    /// True for a conflict with a concurrent transaction (a serialization failure or a
     /// deadlock), which only running the whole transaction again resolves: `write` does, so
     /// code that catches errors inside a transaction (a savepoint) must let this one through.
-    /// Never true on SQLite, whose single writer has no such conflicts.
+    /// The driver's error says (`DriverError.isTransactionConflict`); never true for a driver
+    /// whose single writer has no such conflicts.
     public var isTransactionConflict: Bool {
-        if case .driver(let driver as PostgresError) = self { return driver.isRetryableConflict }
+        if case .driver(let driver) = self { return driver.isTransactionConflict }
         return false
     }
 
@@ -67,4 +68,12 @@ public enum StorageError: Error, Sendable, SafelyDescribedError {
 }
 
 /// A driver's own error, with the library's full answer (code, message, failing function).
-public protocol DriverError: Error, Sendable, CustomStringConvertible {}
+public protocol DriverError: Error, Sendable, CustomStringConvertible {
+    /// True for a conflict with a concurrent transaction that only running the whole
+    /// transaction again resolves (`StorageError.isTransactionConflict`). False by default.
+    var isTransactionConflict: Bool { get }
+}
+
+extension DriverError {
+    public var isTransactionConflict: Bool { false }
+}

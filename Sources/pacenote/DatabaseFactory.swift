@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStorage
 import SocialAPI
 import Storage
 import Telemetry

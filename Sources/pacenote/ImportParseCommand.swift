@@ -1,5 +1,8 @@
 import Foundation
 import ParseImport
+import PostgresStorage
+import Schema
+import SQLiteStorage
 import Storage
 import Telemetry
 

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStorage
 import Storage
 
 /// `pacenote backup` on PostgreSQL: the server's own tool, `pg_dump`, in its custom format

@@ -1,4 +1,6 @@
 import Foundation
+import PostgresStorage
+import SQLiteStorage
 import Storage
 import TestSupport
 import XCTest

@@ -1,7 +1,8 @@
 import Hooks
-import Telemetry
+import Schema
 import Storage
 import Synchronization
+import Telemetry
 import TestSupport
 import XCTest
 

@@ -1,8 +1,9 @@
 @testable import Hooks
 import Foundation
-import Telemetry
+import PostgresStorage
 import Storage
 import Synchronization
+import Telemetry
 import TestSupport
 import XCTest
 

@@ -1,5 +1,6 @@
 @testable import Community
 import Foundation
+import SQLiteStorage
 import Storage
 import Synchronization
 import TestSupport

@@ -1,6 +1,7 @@
 @testable import Community
 import Foundation
 import HTTP
+import SQLiteStorage
 import Storage
 import Synchronization
 import Telemetry

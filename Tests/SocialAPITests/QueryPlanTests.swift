@@ -42,6 +42,10 @@ final class RecordingConnection: DatabaseConnection {
         statements.append(sql)
         try base.executeScript(sql)
     }
+
+    func prepareForMigration(lock key: Int64) throws(StorageError) {
+        try base.prepareForMigration(lock: key)
+    }
 }
 
 /// The lists that must cost the same at any size read through an index, not a scan. Each

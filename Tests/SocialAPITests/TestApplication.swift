@@ -1,6 +1,8 @@
 @testable import Community
 import Foundation
 import HTTP
+import PostgresStorage
+import SQLiteStorage
 import Storage
 import Telemetry
 import TestSupport

@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import TestSupport
 import XCTest
+@testable import PostgresStorage
+@testable import SQLiteStorage
 @testable import Storage
 
 /// Several servers starting at once on one database: each change is applied once, by whichever

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import XCTest
+@testable import SQLiteStorage
 @testable import Storage
 
 final class FairLockTests: XCTestCase {

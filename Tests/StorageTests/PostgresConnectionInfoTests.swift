@@ -1,3 +1,4 @@
+import PostgresStorage
 import Storage
 import XCTest
 

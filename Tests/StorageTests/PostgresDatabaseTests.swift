@@ -1,6 +1,8 @@
 import Foundation
 import TestSupport
 import XCTest
+@testable import PostgresStorage
+@testable import Schema
 @testable import Storage
 
 /// The PostgreSQL driver against a real server: the cluster `scripts/postgres` starts (as

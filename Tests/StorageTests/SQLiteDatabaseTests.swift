@@ -1,6 +1,7 @@
 import Telemetry
 import TestSupport
 import XCTest
+@testable import SQLiteStorage
 @testable import Storage
 
 final class SQLiteDatabaseTests: XCTestCase {

@@ -1,5 +1,6 @@
 import TestSupport
 import XCTest
+@testable import Schema
 @testable import Storage
 
 final class SchemaTests: XCTestCase {

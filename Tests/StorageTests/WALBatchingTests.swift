@@ -1,6 +1,7 @@
 import CSQLite
 import TestSupport
 import XCTest
+@testable import SQLiteStorage
 @testable import Storage
 
 /// The VFS that writes a transaction's WAL frames in one call (Sources/CSQLiteWAL) must leave

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import XCTest
+@testable import SQLiteStorage
 @testable import Storage
 
 /// Several openers of one new file at once (two servers on a fresh data directory, `serve`

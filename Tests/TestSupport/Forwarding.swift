@@ -31,4 +31,5 @@ extension ForwardingConnection {
     public func fetchAll<T>(_ sql: SQL, reading read: (inout RowReader) throws -> T) throws -> [T] { try base.fetchAll(sql, reading: read) }
     public func fetchOne(_ sql: SQL) throws(StorageError) -> Row? { try base.fetchOne(sql) }
     public func executeScript(_ sql: SQL) throws(StorageError) { try base.executeScript(sql) }
+    public func prepareForMigration(lock key: Int64) throws(StorageError) { try base.prepareForMigration(lock: key) }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import PostgresStorage
+import Schema
 import Storage
 
 /// A PostgreSQL schema of its own, in the database `scripts/postgres` starts and names in

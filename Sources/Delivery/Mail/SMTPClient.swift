@@ -1,5 +1,5 @@
 import CCurl
-import CCurlShim
+import CShims.Curl
 import Foundation
 
 /// How one SMTP send ended, in the outbox's terms.

@@ -1,42 +1,29 @@
 import CMicroHTTPD
+import CShims.MicroHTTPD
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `MHD_get_connection_info`, reachable from Swift.
-/// (The client address kind, `CONNECTION_INFO_CLIENT_ADDRESS`, reads no variadic argument either.)
+/// What `MHD_get_connection_info` answers about a connection, reachable from Swift.
 ///
 /// The C function is variadic (`connection, info_type, ...`), and Swift imports no variadic C
-/// function. For the two kinds we ask for (the socket and the socket context) MHD reads no
-/// variadic argument, so we call it through a non-variadic C function pointer taken with
-/// dlsym. On x86-64 System V and AArch64 Linux a call with only the fixed arguments passes
-/// them exactly as a variadic call would; the only difference is %al (the count of vector
-/// registers a variadic callee may spill), which a callee built by GCC only tests against zero.
-/// A tiny C target would avoid the cast, but the package layout is not ours to change here.
+/// function; for the kinds asked for here MHD reads no variadic argument, so CShims' wrapper
+/// (`pn_mhd_get_connection_info`, Sources/CShims/include/microhttpd_shims.h) passes the fixed
+/// arguments alone.
 enum ConnectionInfo {
-    typealias Function = @convention(c) (OpaquePointer?, UInt32) -> UnsafeRawPointer?
-
-    /// Resolved once; nil only if libmicrohttpd lacked the symbol, which would not have linked.
-    static let function: Function? = {
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "MHD_get_connection_info") else { return nil }
-        // unsafeBitCast: a C function pointer to a C function type of the same fixed parameters
-        // (see above for why the variadic tail may be left out for these kinds).
-        return unsafeBitCast(symbol, to: Function.self)
-    }()
-
     /// The connection's socket; -1 if MHD has none for it.
     static func socket(of connection: OpaquePointer) -> Int32 {
-        guard let info = function?(connection, MHD_ConnectionInfoType.CONNECTION_INFO_CONNECTION_FD.rawValue) else { return -1 }
+        guard let info = pn_mhd_get_connection_info(connection, MHD_ConnectionInfoType.CONNECTION_INFO_CONNECTION_FD) else { return -1 }
         // MHD answers a pointer to the connection's `MHD_socket` (an int on POSIX).
-        return info.load(as: Int32.self)
+        return UnsafeRawPointer(info).load(as: Int32.self)
     }
 
     /// The value our MHD_OPTION_NOTIFY_CONNECTION callback stored for this connection.
     static func socketContext(of connection: OpaquePointer) -> UnsafeMutableRawPointer? {
-        guard let info = function?(connection, MHD_ConnectionInfoType.CONNECTION_INFO_SOCKET_CONTEXT.rawValue) else { return nil }
+        guard let info = pn_mhd_get_connection_info(connection, MHD_ConnectionInfoType.CONNECTION_INFO_SOCKET_CONTEXT) else { return nil }
         // MHD answers a pointer to the connection's `void *socket_context`.
-        return info.load(as: UnsafeMutableRawPointer?.self)
+        return UnsafeRawPointer(info).load(as: UnsafeMutableRawPointer?.self)
     }
 
     /// The peer's IP address as text, from the socket (`getpeername`); empty if unknown.

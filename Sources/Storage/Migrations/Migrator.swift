@@ -10,7 +10,7 @@ public struct Migrator: Sendable {
     /// The migrations this database has recorded, in order.
     public func applied(in database: any Database) throws -> [String] {
         try database.write { connection in
-            try Self.liftTimeouts(on: connection)
+            try connection.prepareForMigration(lock: Self.advisoryLock)
             try ensureTable(connection)
             return try connection.fetchAll("SELECT name FROM schema_migrations ORDER BY name")
                 .map { try $0.decode("name", as: String.self) }
@@ -33,17 +33,14 @@ public struct Migrator: Sendable {
                 // taken by its first statement, the lock's, before the wait: a server that waited
                 // found nothing recorded and ran the change again ("relation already exists").
                 let ran = try database.write(isolation: .readCommitted) { connection in
-                    try Self.liftTimeouts(on: connection)
                     // Several servers may start at once on one database (or `serve` beside
                     // `import-parse`): the first to get here applies the change, the others find
                     // it recorded. What `applied` answered may be stale by now, so the record is
-                    // read again inside the change's own transaction, after the wait: PostgreSQL
-                    // writers wait on this lock (held until the transaction ends); SQLite's
-                    // BEGIN IMMEDIATE already made this the only writer of the file, in any
-                    // process, so the read is exact there.
-                    if connection.dialect == .postgres {
-                        try connection.execute("SELECT pg_advisory_xact_lock(\(Self.advisoryLock))")
-                    }
+                    // read again inside the change's own transaction, after the wait: writers
+                    // wait on the migrations' lock (held until the transaction ends), or the
+                    // driver's write transaction already made this the only writer of the
+                    // database, in any process, so the read is exact there.
+                    try connection.prepareForMigration(lock: Self.advisoryLock)
                     let recorded = try connection.fetchValue("SELECT count(*) FROM schema_migrations WHERE name = \(migration.name)", as: Int.self)
                     if recorded != 0 { return false }
                     try connection.executeScript(SQL(unsafeSQL: migration.sql))
@@ -59,34 +56,17 @@ public struct Migrator: Sendable {
         return appliedNow
     }
 
-    /// Lifts PostgreSQL's `statement_timeout` and `lock_timeout` for the rest of the current
-    /// transaction; nothing on SQLite, which has neither.
-    ///
-    /// A migration is meant to run long (an index build on a large table), and a server may wait
-    /// on the migrations' lock for as long as another takes to apply one; under the sessions'
-    /// timeout (30 s, `PostgresDatabase.Configuration`) the server failed at every start.
-    /// `SET LOCAL` ends with the transaction, committed or rolled back, so the pooled session
-    /// keeps its own timeout for everything after. It is done here, not through an option of
-    /// `Database.write`: the migrator is the only caller in a server that needs it (the
-    /// commands that run long, `import-parse`, open a database without the timeout), and an
-    /// option would be a requirement of both drivers that only one can honour.
-    private static func liftTimeouts(on connection: any DatabaseConnection) throws(StorageError) {
-        guard connection.dialect == .postgres else { return }
-        try connection.executeScript("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0")
-    }
-
-    /// The key of the advisory lock migrations take on PostgreSQL ("pacenote" in ASCII).
+    /// The key of the lock migrations take (`DatabaseConnection.prepareForMigration`), where
+    /// the driver has such locks ("pacenote" in ASCII).
     static let advisoryLock: Int64 = 0x7061_6365_6E6F_7465
 
     private func ensureTable(_ connection: any DatabaseConnection) throws {
-        // Milliseconds overflow PostgreSQL's 32-bit INTEGER; SQLite's INTEGER is 64-bit already.
-        let timeType = connection.dialect == .postgres ? "BIGINT" : "INTEGER"
-        // Two servers creating the table at once would collide in PostgreSQL's catalog.
-        if connection.dialect == .postgres { try connection.execute("SELECT pg_advisory_xact_lock(\(Self.advisoryLock))") }
+        // Milliseconds need 64 bits, which one dialect's INTEGER is not. Two servers creating
+        // the table at once could collide in the catalog: the caller took the migrations' lock.
         try connection.execute(SQL(unsafeSQL: """
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 name TEXT PRIMARY KEY,
-                applied_at \(timeType) NOT NULL
+                applied_at \(connection.dialect.int64ColumnType) NOT NULL
             )
             """))
     }

@@ -1,5 +1,5 @@
 import CCurl
-import CCurlShim
+import CShims.Curl
 
 /// One easy handle with the header list and response sink it points at; frees all three.
 final class CurlTransfer {

@@ -1,5 +1,5 @@
 import CCurl
-import CCurlShim
+import CShims.Curl
 import Synchronization
 
 /// HTTP/2 POSTs over libcurl's multi interface, many at once on one connection per host.

@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 
 /// PostgreSQL's whole answer to a failed call: the SQLSTATE, the primary message, the
 /// constraint, table and column it names, the libpq function that failed and the statement
@@ -51,6 +52,9 @@ public struct PostgresError: DriverError {
     public var isRetryableConflict: Bool {
         sqlstate == Self.serializationFailure || sqlstate == Self.deadlockDetected
     }
+
+    /// `DriverError`'s name for the same (`StorageError.isTransactionConflict`).
+    public var isTransactionConflict: Bool { isRetryableConflict }
 
     /// The server went away or refused the session: class 08 (connection exception), a
     /// shutdown or restart of the server, or libpq's own failure without a SQLSTATE.

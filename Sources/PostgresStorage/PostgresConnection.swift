@@ -1,5 +1,6 @@
 import CPostgres
 import Foundation
+import Storage
 
 /// One libpq session (`PGconn *`) with its prepared-statement cache, opened lazily and opened
 /// again after the server dropped it.
@@ -115,7 +116,7 @@ final class PostgresConnection: DatabaseConnection {
         var items: [T] = []
         items.reserveCapacity(Int(rows))
         for row in 0..<rows {
-            var reader = RowReader(postgres: result, row: row, count: count)
+            var reader = RowReader(RowCursor(handle: result, row: row, count: count, functions: Self.rowFunctions))
             items.append(try read(&reader))
         }
         return items
@@ -129,6 +130,16 @@ final class PostgresConnection: DatabaseConnection {
         let (text, binds) = sql.render(for: .postgres)
         precondition(binds.isEmpty, "scripts take no bound values")
         try simple(text)
+    }
+
+    /// Lifts `statement_timeout` and `lock_timeout` with `SET LOCAL` (the session's own timeout,
+    /// 30 s in `PostgresDatabase.Configuration`, failed every start of a server that waited on
+    /// another's migration), then takes the transaction-level advisory lock `key`: servers
+    /// starting together wait on it, and creating `schema_migrations` twice at once would
+    /// collide in the catalog.
+    func prepareForMigration(lock key: Int64) throws(StorageError) {
+        try executeScript("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0")
+        try execute("SELECT pg_advisory_xact_lock(\(key))")
     }
 
     // MARK: Statements
@@ -275,6 +286,14 @@ final class PostgresConnection: DatabaseConnection {
             return .text(String(decoding: bytes, as: UTF8.self))
         }
     }
+
+    /// How `RowReader` reads a row of a result (`RowCursor`): text is decoded like any value,
+    /// since a text-format result holds no text in the form the reader hands out.
+    static let rowFunctions = RowCursor.Functions(
+        value: { result, row, column in value(result, row: row, column: column) },
+        text: { result, row, column in RowCursor.Functions.text(from: value(result, row: row, column: column)) },
+        columnName: { result, column in columnName(result, column) }
+    )
 
     static func columnName(_ result: OpaquePointer, _ index: Int32) -> String? {
         PQfname(result, index).map { String(cString: $0) }

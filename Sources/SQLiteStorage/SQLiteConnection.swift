@@ -1,5 +1,7 @@
+import CShims.SQLite
 import CSQLite
 import CSQLiteWAL
+import Storage
 import Synchronization
 
 /// One `sqlite3*` handle with its prepared-statement cache.
@@ -95,7 +97,7 @@ final class SQLiteConnection: DatabaseConnection {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { return items }
             guard rc == SQLITE_ROW else { throw stepError(rc, sql: prepared.text) }
-            var reader = RowReader(sqlite: statement, count: prepared.columns.count)
+            var reader = RowReader(RowCursor(handle: statement, count: prepared.columns.count, functions: Self.rowFunctions))
             items.append(try read(&reader))
         }
     }
@@ -117,6 +119,10 @@ final class SQLiteConnection: DatabaseConnection {
             throw SQLiteError(code: sqlite3_extended_errcode(handle), message: detail, function: "sqlite3_exec", sql: nil).storageError
         }
     }
+
+    /// Nothing: a write transaction (BEGIN IMMEDIATE) is already the only writer of the file, in
+    /// any process, and SQLite has no statement timeout.
+    func prepareForMigration(lock key: Int64) throws(StorageError) {}
 
     /// Copies this whole database into `target` in one backup step: the step reads one
     /// WAL snapshot, so the copy is consistent while writers carry on.
@@ -281,6 +287,14 @@ final class SQLiteConnection: DatabaseConnection {
             }
         }
     }
+
+    /// How `RowReader` reads the row a statement is on (`RowCursor`): the functions below, the
+    /// row argument unused (a statement is on one row at a time).
+    static let rowFunctions = RowCursor.Functions(
+        value: { statement, _, column in value(statement, column) },
+        text: { statement, _, column in text(statement, column) },
+        columnName: { statement, column in columnName(statement, column) }
+    )
 
     /// The value of a column of the row `statement` is on.
     static func value(_ statement: OpaquePointer, _ index: Int32) -> DatabaseValue {

@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 
 /// Bound values laid out as `PQexecPrepared` takes them: one byte buffer holding every value
 /// (text ones NUL-terminated), and per value its offset, length and format.

@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 
 /// PostgreSQL over libpq: a pool of reader sessions and a pool of writer sessions, each
 /// session with its own prepared statements.

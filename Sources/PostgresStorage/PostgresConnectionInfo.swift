@@ -1,4 +1,5 @@
 import CPostgres
+import Storage
 
 /// A libpq connection string (a `postgres://` URI or `key=value` pairs) read by libpq itself
 /// (`PQconninfoParse`), so that every form libpq accepts (several hosts, percent-escapes,

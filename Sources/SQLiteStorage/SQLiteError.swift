@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Storage
 
 /// SQLite's whole answer to a failed call: the extended result code, its message,
 /// the C function that returned it, and the statement text (never its bound values).

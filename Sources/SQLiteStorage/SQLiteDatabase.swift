@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Storage
 import Synchronization
 import Telemetry
 

@@ -1,4 +1,5 @@
 import PostgresSchema
+import Storage
 
 /// Pacenote's schema, embedded in the binary from `migrations/<dialect>/NNNN_name.sql`
 /// so that one executable carries everything it needs. Both dialects hold the same numbered

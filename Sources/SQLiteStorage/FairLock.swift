@@ -1,4 +1,5 @@
 import Dispatch
+import Storage
 import Synchronization
 
 /// A lock that no waiter can be starved of: threads that ask while it is free take it at
