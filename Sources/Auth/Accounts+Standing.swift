@@ -2,7 +2,7 @@ import Storage
 
 /// Changes to what an account may do (its role, a ban), made by moderators and admins.
 ///
-/// The caller (SocialAPI's moderation) writes the change, its hooks and its log entry in one
+/// The caller (Community's Moderation) writes the change, its hooks and its log entry in one
 /// transaction through `changeStanding`; the session cache is emptied after the commit, so
 /// every open session sees the change on its next request (API.md: "Role changes take effect
 /// at once for open sessions"; "a banned user's sessions end").
