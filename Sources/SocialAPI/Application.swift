@@ -222,17 +222,23 @@ public final class Application: Sendable {
         operations.register(on: router, servesMetrics: !configuration.metricsOnOwnListener)
         ConsoleRoutes().register(on: router)
         let mail = MailQueue(service: configuration.mail, accounts: accounts, clock: clock)
-        AccountRoutes(accounts: accounts, database: database, hooks: hooks, moderation: moderation, mail: mail, limits: limits).register(on: router)
+        // The read side: each resource's read model opens its read transaction, builds its
+        // stores and passes the presenter's selection; the routes parse, authorize and map.
+        let lists = PagedLists(database: database, codec: cursors)
+        let userReads = UserReads(lists: lists)
+        let videoReads = VideoReads(lists: lists, videos: videos)
+        AccountRoutes(accounts: accounts, users: userReads, hooks: hooks, moderation: moderation, mail: mail, limits: limits).register(on: router)
         AccountRecoveryRoutes(accounts: accounts, mail: mail, limits: limits).register(on: router)
         AccountPageRoutes().register(on: router)
-        let lists = PagedLists(database: database, codec: cursors)
-        UserRoutes(lists: lists, social: social).register(on: router)
-        RallyRoutes(lists: lists, rallies: rallies).register(on: router)
-        VideoRoutes(lists: lists, videos: videos, social: social, moderation: moderation).register(on: router)
-        SearchRoutes(lists: lists).register(on: router)
-        FeedRoutes(lists: lists).register(on: router)
-        ModerationRoutes(lists: lists, moderation: moderation, clock: clock).register(on: router)
-        NotificationRoutes(lists: lists, installations: installations, clock: clock).register(on: router)
+        UserRoutes(users: userReads, videos: videoReads, codec: cursors, social: social).register(on: router)
+        RallyRoutes(videos: videoReads, codec: cursors, rallies: rallies).register(on: router)
+        VideoRoutes(reads: videoReads, codec: cursors, videos: videos, social: social, moderation: moderation).register(on: router)
+        SearchRoutes(search: SearchReads(lists: lists), codec: cursors).register(on: router)
+        FeedRoutes(feeds: FeedReads(lists: lists), codec: cursors).register(on: router)
+        ModerationRoutes(reads: ModerationReads(lists: lists), users: userReads, videos: videoReads, codec: cursors, moderation: moderation)
+            .register(on: router)
+        NotificationRoutes(notifications: NotificationReads(lists: lists), codec: cursors, installations: installations,
+                           inbox: Inbox(database: database, clock: clock)).register(on: router)
         return router.build()
     }
 

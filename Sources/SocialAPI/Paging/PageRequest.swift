@@ -10,6 +10,8 @@ struct PageRequest: Sendable {
     let limit: Int
     /// The keyset position to continue after; nil for the first page.
     let after: [CursorValue]?
+    /// The list the cursor was read for; the next page's cursor is made for it too.
+    let scope: String
 
     /// Reads `limit` (default 20; outside 1...100 or not a number is 400 `validation_failed`,
     /// field `limit`) and `cursor` (decoded for `scope`; 400 `invalid_cursor` when it is not a
@@ -17,8 +19,8 @@ struct PageRequest: Sendable {
     static func parse(_ request: Request, codec: CursorCodec, scope: String) throws(APIError) -> PageRequest {
         let limit = try queryInt(request, "limit", default: defaultLimit, range: limitRange)
         guard let cursor = request.query["cursor"], !cursor.isEmpty else {
-            return PageRequest(limit: limit, after: nil)
+            return PageRequest(limit: limit, after: nil, scope: scope)
         }
-        return PageRequest(limit: limit, after: try codec.decode(cursor, scope: scope))
+        return PageRequest(limit: limit, after: try codec.decode(cursor, scope: scope), scope: scope)
     }
 }

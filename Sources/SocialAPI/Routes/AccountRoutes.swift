@@ -10,7 +10,7 @@ import Storage
 /// hold a serving thread.
 struct AccountRoutes {
     let accounts: Accounts
-    let database: any Database
+    let users: UserReads
     let hooks: Hooks
     let moderation: Moderation
     /// Queues verification mails after sign-up and email changes, when mail is configured.
@@ -136,7 +136,7 @@ struct AccountRoutes {
         if let caller = context.identity, caller.userID == account.id {
             return .json(200, UserJSON(account: account, view: .owner))
         }
-        return .json(200, try database.read { connection in try Presenter(context.identity, connection).user(account) })
+        return .json(200, try users.user(account, for: context.identity))
     }
 
     /// Admins only; logged in the moderation log, with the body's optional `reason`.
@@ -147,7 +147,7 @@ struct AccountRoutes {
             throw APIError.validation("role", "role must be one of user, moderator, admin.")
         }
         let account = try moderation.setRole(role, userKey: try context.parameters.require("id"), reason: try body.string("reason"), by: admin)
-        return .json(200, try database.read { connection in try Presenter(context.identity, connection).user(account) })
+        return .json(200, try users.user(account, for: context.identity))
     }
 }
 

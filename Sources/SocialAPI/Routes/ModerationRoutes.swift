@@ -11,11 +11,11 @@ import VideoRegistry
 /// admins), and the outbox's dead letters (admins). Every action takes an optional
 /// `{"reason"}` and answers 200 with the object acted on.
 struct ModerationRoutes {
-    let lists: PagedLists
+    let reads: ModerationReads
+    let users: UserReads
+    let videos: VideoReads
+    let codec: CursorCodec
     let moderation: Moderation
-    let clock: any WallClock
-
-    private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.get("/v1/moderation/queue", policy: .session, queue)
@@ -32,19 +32,8 @@ struct ModerationRoutes {
     /// Videos with open flags, most flagged first, each with its flags' reasons and who raised them.
     @Sendable func queue(_ request: Request, _ context: Context) throws -> Response {
         let identity = try moderator(context)
-        let store = ModerationQueueStore()
-        return try lists.respond(request, scope: "moderation-queue",
-            fetch: { after, limit, connection in
-                try store.videos(after: try Positions.top(after), limit: limit, selecting: Presenter.videoSelection(for: identity), on: connection)
-            },
-            position: { Positions.top($0.video.flagsCount, $0.video.createdAt, $0.video.id) },
-            present: { videos, connection in
-                let flags = try videos.map { try store.flags(videoID: $0.video.id, on: connection) }
-                let users = try Presenter(identity, connection).usersByID(Set(flags.joined().map(\.userID)))
-                return zip(videos, flags).map { video, flags in
-                    QueueItemJSON(video: video, flags: flags.map { .init(user: users[$0.userID], reason: $0.reason, createdAt: $0.createdAt) })
-                }
-            })
+        let page = try PageRequest.parse(request, codec: codec, scope: "moderation-queue")
+        return .page(try reads.queue(for: identity, page: page), page)
     }
 
     @Sendable func hide(_ request: Request, _ context: Context) throws -> Response {
@@ -70,34 +59,22 @@ struct ModerationRoutes {
     /// What moderators did, newest first; `actor` is null for automatic hides.
     @Sendable func log(_ request: Request, _ context: Context) throws -> Response {
         let identity = try moderator(context)
-        return try lists.respond(request, scope: "moderation-log",
-            fetch: { after, limit, connection in try ModerationLogStore().page(after: try Positions.seqOnly(after), limit: limit, on: connection) },
-            position: { Positions.seqOnly($0.seq) },
-            present: { entries, connection in
-                let actors = try Presenter(identity, connection).usersByID(Set(entries.compactMap(\.actorID)))
-                return entries.map { LogEntryJSON(entry: $0, actor: $0.actorID.flatMap { actors[$0] }) }
-            })
+        let page = try PageRequest.parse(request, codec: codec, scope: "moderation-log")
+        return .page(try reads.log(for: identity, page: page), page)
     }
 
     /// Push and fan-out jobs that failed their last attempt, newest first (admins).
     @Sendable func deadLetters(_ request: Request, _ context: Context) throws -> Response {
         _ = try context.admin()
-        return try lists.respond(request, scope: "outbox-dead",
-            fetch: { after, limit, connection in try Outbox().dead(before: try Positions.seqOnly(after), limit: limit, on: connection) },
-            position: { Positions.seqOnly($0.seq) },
-            present: { entries, _ in entries.map(OutboxEntryJSON.init(entry:)) })
+        let page = try PageRequest.parse(request, codec: codec, scope: "outbox-dead")
+        return .page(try reads.deadLetters(page: page), page)
     }
 
     /// Makes a dead job due again with a fresh count of attempts (admins); answers the job.
     @Sendable func retry(_ request: Request, _ context: Context) throws -> Response {
         _ = try context.admin()
-        guard let seq = Int64(try context.parameters.require("seq")) else { throw APIError.notFound("No such dead job.") }
-        let now = clock.nowMillis()
-        let entry = try database.write { connection -> OutboxEntry in
-            guard try Outbox().revive(seq: seq, now: now, on: connection) == 1, let entry = try Outbox().entry(seq: seq, on: connection) else {
-                throw APIError.notFound("No such dead job.")
-            }
-            return entry
+        guard let seq = Int64(try context.parameters.require("seq")), let entry = try moderation.retryDeadJob(seq: seq) else {
+            throw APIError.notFound("No such dead job.")
         }
         return .json(200, OutboxEntryJSON(entry: entry))
     }
@@ -115,10 +92,10 @@ struct ModerationRoutes {
     }
 
     private func video(_ context: Context, _ video: Video) throws -> Response {
-        .json(200, try database.read { connection in try Presenter(context.identity, connection).video(id: video.id) })
+        .json(200, try videos.video(video, for: context.identity))
     }
 
     private func user(_ context: Context, _ account: Account) throws -> Response {
-        .json(200, try database.read { connection in try Presenter(context.identity, connection).user(account) })
+        .json(200, try users.user(account, for: context.identity))
     }
 }

@@ -11,11 +11,10 @@ import VideoRegistry
 
 /// API.md "Notifications": devices (installations) and the inbox.
 struct NotificationRoutes {
-    let lists: PagedLists
+    let notifications: NotificationReads
+    let codec: CursorCodec
     let installations: Installations
-    let clock: any WallClock
-
-    private var database: any Database { lists.database }
+    let inbox: Inbox
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/installations", policy: .session(pool: .blocking), registerInstallation)
@@ -57,21 +56,16 @@ struct NotificationRoutes {
 
     @Sendable func notifications(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
-        return try lists.respond(request, scope: "notifications|\(me.userID)",
-            fetch: { after, limit, connection in
-                try NotificationStore().page(recipientID: me.userID, viewer: Viewer(me), after: try Positions.seqOnly(after), limit: limit, on: connection)
-            },
-            position: { Positions.seqOnly($0.seq) },
-            present: { rows, connection in try NotificationJSON.present(rows, for: me, on: connection) })
+        let page = try PageRequest.parse(request, codec: codec, scope: "notifications|\(me.userID)")
+        return .page(try notifications.inbox(for: me, page: page), page)
     }
 
     @Sendable func markRead(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
         let upTo = try JSONBody.parse(request).requireString("upTo")
-        let found = try database.write { connection in
-            try NotificationStore().markRead(recipientID: me.userID, upTo: upTo, now: clock.nowMillis(), on: connection)
+        guard try inbox.markRead(recipientID: me.userID, upTo: upTo) else {
+            throw APIError.validation("upTo", "upTo is the id of one of your notifications.")
         }
-        guard found else { throw APIError.validation("upTo", "upTo is the id of one of your notifications.") }
         return .noContent()
     }
 

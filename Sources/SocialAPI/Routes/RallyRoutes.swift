@@ -7,7 +7,8 @@ import VideoRegistry
 
 /// API.md "Rallies": the season list, one rally, admin writes, and a rally day's videos.
 struct RallyRoutes {
-    let lists: PagedLists
+    let videos: VideoReads
+    let codec: CursorCodec
     let rallies: Rallies
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
@@ -60,18 +61,8 @@ struct RallyRoutes {
         }
         let sort = request.query["sort"] ?? "recent"
         guard sort == "recent" || sort == "top" else { throw APIError.validation("sort", "sort is recent or top.") }
-        let identity = context.identity
-        let top = sort == "top"
-        let selection = Presenter.videoSelection(for: identity)
-        return try lists.respond(request, scope: "rally-day-videos|\(rally.id)|\(day)|\(sort)",
-            fetch: { after, limit, connection in
-                top ? try VideoStore().topByDay(rallyID: rally.id, day: day, viewer: Viewer(identity), after: try Positions.top(after), limit: limit,
-                                                selecting: selection, on: connection)
-                    : try VideoStore().byDay(rallyID: rally.id, day: day, viewer: Viewer(identity), after: try Positions.time(after), limit: limit,
-                                             selecting: selection, on: connection)
-            },
-            position: { top ? Positions.top($0.video.likesCount, $0.video.createdAt, $0.video.id) : Positions.time($0.video.createdAt, $0.video.id) },
-            present: { videos, _ in videos })
+        let page = try PageRequest.parse(request, codec: codec, scope: "rally-day-videos|\(rally.id)|\(day)|\(sort)")
+        return .page(try videos.rallyDay(rally.id, day: day, top: sort == "top", for: context.identity, page: page), page)
     }
 
     /// Reads the rally fields of a POST or PATCH body; dates are `YYYY-MM-DD`.

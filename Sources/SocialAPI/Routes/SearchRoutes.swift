@@ -7,7 +7,8 @@ import VideoRegistry
 /// API.md "Search": users and videos, every word matching (the last as a prefix), case- and
 /// accent-insensitive, best match first.
 struct SearchRoutes {
-    let lists: PagedLists
+    let search: SearchReads
+    let codec: CursorCodec
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.get("/v1/search/users", policy: .session, users)
@@ -16,25 +17,14 @@ struct SearchRoutes {
 
     @Sendable func users(_ request: Request, _ context: Context) throws -> Response {
         let (query, text) = try Self.query(request)
-        let identity = context.identity
-        return try lists.respond(request, scope: "search-users|\(query.prefixMatch)",
-            fetch: { after, limit, connection in
-                try SearchStore().users(query, exactUsername: TextRules.trimmed(text), after: try Positions.search(after), limit: limit, on: connection)
-            },
-            position: { Positions.search($0.1) },
-            present: { rows, connection in try Presenter(identity, connection).users(rows.map(\.0)) })
+        let page = try PageRequest.parse(request, codec: codec, scope: "search-users|\(query.prefixMatch)")
+        return .page(try search.users(query, exactUsername: TextRules.trimmed(text), for: context.identity, page: page), page)
     }
 
     @Sendable func videos(_ request: Request, _ context: Context) throws -> Response {
         let (query, _) = try Self.query(request)
-        let identity = context.identity
-        return try lists.respond(request, scope: "search-videos|\(query.prefixMatch)",
-            fetch: { after, limit, connection in
-                try SearchStore().videos(query, viewer: Viewer(identity), after: try Positions.search(after), limit: limit,
-                                         selecting: Presenter.videoSelection(for: identity), on: connection)
-            },
-            position: { Positions.search($0.1) },
-            present: { rows, _ in rows.map(\.0) })
+        let page = try PageRequest.parse(request, codec: codec, scope: "search-videos|\(query.prefixMatch)")
+        return .page(try search.videos(query, for: context.identity, page: page), page)
     }
 
     /// `q` is 1 to 200 characters after trimming, counted like every text limit (API.md "Text").

@@ -7,12 +7,11 @@ import VideoRegistry
 /// API.md "Videos" and the video side of "Activities": registration, reading, owner edits,
 /// deletion; likes, comments and flags.
 struct VideoRoutes {
-    let lists: PagedLists
+    let reads: VideoReads
+    let codec: CursorCodec
     let videos: Videos
     let social: Social
     let moderation: Moderation
-
-    private var database: any Database { lists.database }
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/videos", policy: .session(limit: .writes, pool: .blocking), create)
@@ -42,11 +41,7 @@ struct VideoRoutes {
     }
 
     @Sendable func video(_ request: Request, _ context: Context) throws -> Response {
-        let id = try context.parameters.require("id")
-        let identity = context.identity
-        return .json(200, try database.read { connection in
-            try videos.visible(id: id, viewer: Viewer(identity), selecting: Presenter.videoSelection(for: identity), on: connection)
-        })
+        .json(200, try reads.visible(id: try context.parameters.require("id"), for: context.identity))
     }
 
     @Sendable func update(_ request: Request, _ context: Context) throws -> Response {
@@ -77,13 +72,8 @@ struct VideoRoutes {
     /// Who liked a video, most recent like first.
     @Sendable func likes(_ request: Request, _ context: Context) throws -> Response {
         let video = try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity))
-        let identity = context.identity
-        return try lists.respond(request, scope: "video-likes|\(video.id)",
-            fetch: { after, limit, connection in
-                try ActivityStore().likes(videoID: video.id, viewer: Viewer(identity), after: try Positions.time(after), limit: limit, on: connection)
-            },
-            position: { Positions.time($0.createdAt, $0.id) },
-            present: { likes, connection in try Presenter(identity, connection).users(ids: likes.map(\.fromUserID)) })
+        let page = try PageRequest.parse(request, codec: codec, scope: "video-likes|\(video.id)")
+        return .page(try reads.likes(of: video, for: context.identity, page: page), page)
     }
 
     @Sendable func comment(_ request: Request, _ context: Context) throws -> Response {
@@ -96,14 +86,8 @@ struct VideoRoutes {
     /// A video's comments, oldest first.
     @Sendable func comments(_ request: Request, _ context: Context) throws -> Response {
         let video = try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity))
-        let identity = context.identity
-        return try lists.respond(request, scope: "video-comments|\(video.id)",
-            fetch: { after, limit, connection in
-                try ActivityStore().comments(videoID: video.id, viewer: Viewer(identity), after: try Positions.time(after), limit: limit,
-                                             selecting: Presenter.activitySelection(for: identity), on: connection)
-            },
-            position: { Positions.time($0.activity.createdAt, $0.activity.id) },
-            present: { comments, _ in comments })
+        let page = try PageRequest.parse(request, codec: codec, scope: "video-comments|\(video.id)")
+        return .page(try reads.comments(on: video, for: context.identity, page: page), page)
     }
 
     @Sendable func deleteComment(_ request: Request, _ context: Context) throws -> Response {
@@ -119,6 +103,6 @@ struct VideoRoutes {
     }
 
     private func present(_ status: Int, _ video: Video, _ context: Context) throws -> Response {
-        .json(status, try database.read { connection in try Presenter(context.identity, connection).video(id: video.id) })
+        .json(status, try reads.video(video, for: context.identity))
     }
 }
