@@ -15,6 +15,11 @@ import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    // Generic code crosses modules on the hot path (a store's page read, generic over the
+    // presenter's `Selection`, is in Community; `RowReader` in Storage): without this, a
+    // release build calls it unspecialized, and the home feed's first page served 21% fewer
+    // requests than when the domain and the routes were one module (BENCHMARKS.md).
+    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
 ]
 
 let package = Package(
