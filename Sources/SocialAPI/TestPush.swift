@@ -25,7 +25,7 @@ extension Application {
             let message = PushMessage(
                 id: PushDispatcher.messageID("test", installation.id, String(clock.nowMillis())), platform: installation.platform,
                 deviceToken: installation.deviceToken, title: "Pacenote",
-                body: installation.locale?.lowercased().hasPrefix("es") == true ? "Notificación de prueba." : "Test notification.",
+                body: PushText.test(locale: installation.locale),
                 data: ["kind": "test"])
             guard let provider = configuration.push.providers[installation.platform] else {
                 results.append(TestPushResult(installationID: installation.id, platform: installation.platform.rawValue, provider: nil,

@@ -19,7 +19,7 @@ package enum PushText {
         kind: NotificationKind, actorName: String, otherName: String? = nil, videoTitle: String? = nil,
         commentText: String? = nil, locale: String?, isAboutMe: Bool
     ) -> String {
-        let spanish = locale?.lowercased().hasPrefix("es") ?? false
+        let spanish = isSpanish(locale)
         let other = otherName.flatMap { $0.isEmpty ? nil : $0 }
         let title = videoTitle.flatMap { $0.isEmpty ? nil : $0 }
         let comment = commentText.map(quoted).flatMap { $0.isEmpty ? nil : $0 }
@@ -48,6 +48,16 @@ package enum PushText {
         case (.newVideo, true):
             return title.map { "\(a) publicó un vídeo nuevo: \($0)" } ?? "\(a) publicó un vídeo nuevo."
         }
+    }
+
+    /// The body of `pacenote push test`'s push.
+    package static func test(locale: String?) -> String {
+        isSpanish(locale) ? "Notificación de prueba." : "Test notification."
+    }
+
+    /// `es`, `es-ES`, `es_MX`... are Spanish; anything else, or no locale, is English.
+    private static func isSpanish(_ locale: String?) -> Bool {
+        locale?.lowercased().hasPrefix("es") ?? false
     }
 
     /// The comment on one line, cut at `maxQuotedCharacters` with "…".
