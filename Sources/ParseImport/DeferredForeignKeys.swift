@@ -60,19 +60,8 @@ struct DeferredForeignKeys: DeferredForLoad {
         return dropped
     }
 
-    func restore(on connection: any DatabaseConnection) throws -> [String] {
-        guard !definitions.isEmpty else { return [] }
-        let present = Set(try existing(on: connection))
-        var added: [String] = []
-        for (name, definition) in definitions.sorted(by: { $0.key < $1.key }) where !present.contains(name) {
-            try connection.execute(SQL(unsafeSQL: definition.sql))
-            added.append(name)
-        }
-        return added
-    }
-
     /// The foreign keys of `tables` in the session's schema.
-    private func existing(on connection: any DatabaseConnection) throws -> [String] {
+    func existing(on connection: any DatabaseConnection) throws -> [String] {
         guard !definitions.isEmpty else { return [] }
         let list = SQL.joined(Self.tables.map { "\($0)" }, separator: ", ")
         return try connection.fetchAll("""

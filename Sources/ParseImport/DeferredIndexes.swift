@@ -59,19 +59,8 @@ struct DeferredIndexes: DeferredForLoad {
         return dropped
     }
 
-    @discardableResult
-    func restore(on connection: any DatabaseConnection) throws -> [String] {
-        let present = Set(try existing(on: connection))
-        var created: [String] = []
-        for (name, definition) in definitions.sorted(by: { $0.key < $1.key }) where !present.contains(name) {
-            try connection.execute(SQL(unsafeSQL: definition.sql))
-            created.append(name)
-        }
-        return created
-    }
-
     /// The plain indexes of `tables` the database has (in the schema the session uses, on PostgreSQL).
-    private func existing(on connection: any DatabaseConnection) throws -> [String] {
+    func existing(on connection: any DatabaseConnection) throws -> [String] {
         let list = SQL.joined(Self.tables.map { "\($0)" }, separator: ", ")
         let query: SQL
         switch dialect {
@@ -93,8 +82,26 @@ struct DeferredIndexes: DeferredForLoad {
 
 /// What an import sets aside for its load (indexes, foreign keys) and puts back after it.
 protocol DeferredForLoad {
+    /// What is set aside, by name, with the statement that creates it (from the migrations).
+    var definitions: [String: (table: String, sql: String)] { get }
     /// Drops what is set aside and exists now; answers the names.
     func drop(on connection: any DatabaseConnection) throws -> [String]
-    /// Creates again what the migrations define and the database lacks; answers the names.
-    func restore(on connection: any DatabaseConnection) throws -> [String]
+    /// The names of those of `definitions`' kind the database has now.
+    func existing(on connection: any DatabaseConnection) throws -> [String]
+}
+
+extension DeferredForLoad {
+    /// Creates again what the migrations define and the database lacks, in name order;
+    /// answers the names.
+    @discardableResult
+    func restore(on connection: any DatabaseConnection) throws -> [String] {
+        guard !definitions.isEmpty else { return [] }
+        let present = Set(try existing(on: connection))
+        var created: [String] = []
+        for (name, definition) in definitions.sorted(by: { $0.key < $1.key }) where !present.contains(name) {
+            try connection.execute(SQL(unsafeSQL: definition.sql))
+            created.append(name)
+        }
+        return created
+    }
 }

@@ -1,6 +1,7 @@
 import Community
 import Auth
 import HTTP
+import JSON
 import Storage
 import VideoRegistry
 
@@ -11,33 +12,23 @@ struct FeedRoutes {
     let codec: CursorCodec
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
-        router.get("/v1/feed/home", policy: .session, home)
-        router.get("/v1/feed/news", policy: .session, news)
-        router.get("/v1/feed/following", policy: .session, following)
-        router.get("/v1/feed/likes", policy: .session, likes)
+        let feeds = feeds
+        feed("home", on: router) { try feeds.home(for: $0, page: $1) }
+        feed("news", on: router) { try feeds.news(for: $0, page: $1) }
+        feed("following", on: router) { try feeds.following(for: $0, page: $1) }
+        feed("likes", on: router) { try feeds.likes(for: $0, page: $1) }
     }
 
-    @Sendable func home(_ request: Request, _ context: Context) throws -> Response {
-        let me = try context.caller()
-        let page = try PageRequest.parse(request, codec: codec, scope: "feed-home|\(me.userID)")
-        return .page(try feeds.home(for: me, page: page), page)
-    }
-
-    @Sendable func following(_ request: Request, _ context: Context) throws -> Response {
-        let me = try context.caller()
-        let page = try PageRequest.parse(request, codec: codec, scope: "feed-following|\(me.userID)")
-        return .page(try feeds.following(for: me, page: page), page)
-    }
-
-    @Sendable func news(_ request: Request, _ context: Context) throws -> Response {
-        let me = try context.caller()
-        let page = try PageRequest.parse(request, codec: codec, scope: "feed-news|\(me.userID)")
-        return .page(try feeds.news(for: me, page: page), page)
-    }
-
-    @Sendable func likes(_ request: Request, _ context: Context) throws -> Response {
-        let me = try context.caller()
-        let page = try PageRequest.parse(request, codec: codec, scope: "feed-likes|\(me.userID)")
-        return .page(try feeds.likes(for: me, page: page), page)
+    /// `GET /v1/feed/<name>`: the caller's page, its cursor bound to the feed and the caller.
+    private func feed<Item: JSONEncodable>(
+        _ name: String, on router: RouterBuilder<Accounts.Identity>,
+        _ read: @escaping @Sendable (Accounts.Identity, PageRequest) throws -> Page<Item>
+    ) {
+        let codec = codec
+        router.get("/v1/feed/\(name)", policy: .session) { request, context in
+            let me = try context.caller()
+            let page = try PageRequest.parse(request, codec: codec, scope: "feed-\(name)|\(me.userID)")
+            return .page(try read(me, page), page)
+        }
     }
 }
