@@ -1,6 +1,6 @@
 import Auth
-import Hooks
 import Dispatch
+import Hooks
 import Storage
 import Telemetry
 

@@ -1,5 +1,5 @@
-import Community
 import Auth
+import Community
 
 /// An `Activity` row as imported; its users and video are checked against the database.
 struct ImportedActivity: Equatable {

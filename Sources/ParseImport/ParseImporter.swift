@@ -1,9 +1,9 @@
 import Auth
-import Telemetry
+import Community
 import Foundation
 import JSON
-import Community
 import Storage
+import Telemetry
 
 /// Imports a Parse export directory into a migrated Pacenote database.
 ///

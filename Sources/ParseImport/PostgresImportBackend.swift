@@ -1,5 +1,5 @@
-import Community
 import Auth
+import Community
 import Storage
 
 /// The import on PostgreSQL: rows are checked and written a few thousand per statement.

@@ -1,6 +1,6 @@
-import CShims.SQLite
 import CSQLite
 import CSQLiteWAL
+import CShims.SQLite
 import Storage
 import Synchronization
 

@@ -1,5 +1,5 @@
-import Community
 import Auth
+import Community
 import Crypto
 import HTTP
 import Storage

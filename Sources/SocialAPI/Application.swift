@@ -1,11 +1,11 @@
-import Community
 import Auth
-import Hooks
+import Community
 import Delivery
 import Foundation
 import HTTP
-import Schema
+import Hooks
 import SQLiteStorage
+import Schema
 import Storage
 import Synchronization
 import Telemetry

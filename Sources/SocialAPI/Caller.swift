@@ -1,5 +1,5 @@
-import Community
 import Auth
+import Community
 import HTTP
 
 /// The request context every SocialAPI route receives: HTTP's context carrying the

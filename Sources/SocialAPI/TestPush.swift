@@ -1,6 +1,5 @@
-import Community
 import Auth
-import Hooks
+import Community
 import Delivery
 import Storage
 

@@ -1,7 +1,7 @@
 import Auth
-import Telemetry
 import Crypto
 import Storage
+import Telemetry
 
 /// Rallies (API.md "Rallies"): anyone reads, admins write. A rally cannot be deleted, nor
 /// shortened, while videos use it or its days.

@@ -1,8 +1,8 @@
 import Auth
-import Telemetry
-import Hooks
 import Crypto
+import Hooks
 import Storage
+import Telemetry
 
 /// Video records (API.md "Videos"): registration with YouTube id parsing and day checks,
 /// owner edits, deletion by owner or moderators, and hidden-video visibility. Every write

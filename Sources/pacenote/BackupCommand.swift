@@ -1,6 +1,6 @@
 import Foundation
-import SocialAPI
 import SQLiteStorage
+import SocialAPI
 import Storage
 
 /// `pacenote backup FILE`: a consistent copy of the SQLite database, taken with SQLite's

@@ -1,8 +1,8 @@
 import Foundation
 import ParseImport
 import PostgresStorage
-import Schema
 import SQLiteStorage
+import Schema
 import Storage
 import Telemetry
 

@@ -1,4 +1,3 @@
-import Hooks
 import Delivery
 import Foundation
 import SocialAPI

@@ -1,9 +1,9 @@
-import Hooks
-import Telemetry
 import Foundation
+import Hooks
 import JSON
 import SocialAPI
 import Storage
+import Telemetry
 
 /// `pacenote outbox list [--dead]` and `pacenote outbox retry ID|--all-dead`: what the
 /// background workers have queued, and a second chance for what they gave up on.

@@ -1,5 +1,4 @@
 import Community
-import Hooks
 import Delivery
 import SocialAPI
 

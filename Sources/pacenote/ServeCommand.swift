@@ -1,9 +1,9 @@
-import Community
 import Auth
-import Hooks
+import Community
 import Delivery
 import Foundation
 import HTTP
+import Hooks
 import SocialAPI
 import Telemetry
 

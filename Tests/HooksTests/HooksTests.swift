@@ -1,8 +1,8 @@
-@testable import Hooks
 import Storage
 import Synchronization
 import TestSupport
 import XCTest
+@testable import Hooks
 
 final class HooksTests: XCTestCase {
     private func insert(_ parent: Parent, _ c: any DatabaseConnection) throws {

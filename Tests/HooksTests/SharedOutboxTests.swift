@@ -1,4 +1,3 @@
-@testable import Hooks
 import Foundation
 import PostgresStorage
 import Storage
@@ -6,6 +5,7 @@ import Synchronization
 import Telemetry
 import TestSupport
 import XCTest
+@testable import Hooks
 
 /// One outbox on PostgreSQL shared by workers of several servers: each server is a `Database`
 /// of its own (its own sessions) on one schema, as two `pacenote serve` processes are. Every

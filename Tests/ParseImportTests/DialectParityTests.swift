@@ -1,7 +1,7 @@
-import Foundation
-import Telemetry
 import Community
+import Foundation
 import Storage
+import Telemetry
 import TestSupport
 import Testing
 @testable import ParseImport

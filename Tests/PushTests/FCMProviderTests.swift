@@ -1,7 +1,6 @@
-import TestSupport
-import Hooks
 import Delivery
 import Foundation
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct FCMProviderTests {

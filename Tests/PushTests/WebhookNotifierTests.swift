@@ -1,8 +1,7 @@
-import TestSupport
-import Hooks
-import Delivery
 import Crypto
+import Delivery
 import Foundation
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct WebhookNotifierTests {

@@ -1,5 +1,5 @@
-@testable import Community
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 final class AuthMiddlewareTests: XCTestCase {

@@ -1,8 +1,8 @@
-@testable import Community
 import Foundation
 import Storage
 import Synchronization
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 /// Writes racing each other through the whole stack, in process, on the database `TestDatabase`

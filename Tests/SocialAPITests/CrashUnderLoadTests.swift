@@ -1,10 +1,10 @@
-@testable import Community
 import Foundation
 import SQLiteStorage
 import Storage
 import Synchronization
 import TestSupport
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 /// The application under a write load of likes, comments, follows and spilling transactions,

@@ -1,7 +1,7 @@
-@testable import Community
 import Crypto
 import HTTP
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 final class CursorCodecTests: XCTestCase {

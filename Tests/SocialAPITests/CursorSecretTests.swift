@@ -1,7 +1,7 @@
-@testable import Community
 import Crypto
 import Foundation
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 final class CursorSecretTests: XCTestCase {

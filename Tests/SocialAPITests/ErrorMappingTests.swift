@@ -1,4 +1,3 @@
-@testable import Community
 import Foundation
 import HTTP
 import SQLiteStorage
@@ -7,6 +6,7 @@ import Synchronization
 import Telemetry
 import TestSupport
 import XCTest
+@testable import Community
 @testable import Auth
 @testable import SocialAPI
 

@@ -1,11 +1,11 @@
-@testable import Community
-import Hooks
 import Delivery
-import Telemetry
 import Foundation
+import Hooks
 import Storage
+import Telemetry
 import TestSupport
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 /// The feed lane's group runs (SQLite): the `fanout.following` jobs of a batch go out in one

@@ -1,10 +1,10 @@
-@testable import Community
-import Hooks
 import Delivery
-import Telemetry
 import Foundation
+import Hooks
 import Storage
+import Telemetry
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 /// A like taken back before its fan-out ran (the job still waiting in the outbox) withdraws the

@@ -1,7 +1,7 @@
-@testable import Community
 import Foundation
 import Storage
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 /// What the notification hooks write inside a like, in process, on the database `TestDatabase`

@@ -1,6 +1,6 @@
-@testable import Community
 import Foundation
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 /// The served document is what clients are generated from, so these rules fail when an

@@ -1,8 +1,8 @@
-@testable import Community
 import Crypto
 import HTTP
 import JSON
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 final class PageTests: XCTestCase {

@@ -1,8 +1,8 @@
-@testable import Community
 import Storage
 import TestSupport
 import VideoRegistry
 import XCTest
+@testable import Community
 @testable import Auth
 @testable import JSON
 @testable import SocialAPI

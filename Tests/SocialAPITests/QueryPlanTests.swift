@@ -1,8 +1,8 @@
-@testable import Community
 import Storage
 import Telemetry
 import TestSupport
 import XCTest
+@testable import Community
 @testable import Auth
 @testable import Hooks
 @testable import Delivery

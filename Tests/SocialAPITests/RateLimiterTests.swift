@@ -1,6 +1,6 @@
-@testable import Community
 import HTTP
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 final class RateLimiterTests: XCTestCase {

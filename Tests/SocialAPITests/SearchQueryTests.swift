@@ -1,8 +1,8 @@
-@testable import Community
 import Foundation
 import Storage
 import TestSupport
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 final class SearchQueryTests: XCTestCase {

@@ -1,8 +1,8 @@
-@testable import Community
 import Auth
 import Storage
 import VideoRegistry
 import XCTest
+@testable import Community
 @testable import SocialAPI
 
 /// The search window: a search lists only the newest `budget` matches, pages within them

@@ -1,7 +1,7 @@
-@testable import Community
 import Storage
 import TestSupport
 import XCTest
+@testable import Community
 @testable import Auth
 @testable import SocialAPI
 

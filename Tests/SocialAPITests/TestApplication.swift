@@ -1,4 +1,3 @@
-@testable import Community
 import Foundation
 import HTTP
 import PostgresStorage
@@ -6,6 +5,7 @@ import SQLiteStorage
 import Storage
 import Telemetry
 import TestSupport
+@testable import Community
 @testable import Auth
 @testable import SocialAPI
 

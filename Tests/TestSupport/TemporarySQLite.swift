@@ -1,6 +1,6 @@
 import Foundation
-import Schema
 import SQLiteStorage
+import Schema
 import Storage
 
 /// A fresh SQLite database in its own temporary folder, removed when released: for the tests

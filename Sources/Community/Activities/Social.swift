@@ -1,8 +1,8 @@
 import Auth
-import Telemetry
-import Hooks
 import Crypto
+import Hooks
 import Storage
+import Telemetry
 import VideoRegistry
 
 /// Likes, comments, flags and follows (API.md "Activities"). Each write is one transaction

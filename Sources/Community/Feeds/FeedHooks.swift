@@ -1,7 +1,7 @@
 import Auth
-import Telemetry
 import Hooks
 import Storage
+import Telemetry
 import VideoRegistry
 
 /// Keeps the feed timelines in step with every write, through the hook pipeline.

@@ -1,7 +1,7 @@
 import Hooks
-import Telemetry
 import JSON
 import Storage
+import Telemetry
 
 /// Write-time fan-out into the feed timelines (DESIGN.md "Feeds").
 ///

@@ -1,7 +1,7 @@
 import Auth
-import Telemetry
 import Hooks
 import Storage
+import Telemetry
 import VideoRegistry
 
 /// Moderators' and admins' actions (API.md "Moderation"): hide, restore, dismiss and delete

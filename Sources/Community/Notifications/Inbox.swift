@@ -1,5 +1,5 @@
-import Telemetry
 import Storage
+import Telemetry
 
 /// The writes on a user's inbox (API.md "Notifications"); its pages are read by the HTTP
 /// adapter's read model.

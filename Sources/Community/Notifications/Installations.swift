@@ -1,6 +1,6 @@
-import Telemetry
 import Crypto
 import Storage
+import Telemetry
 
 /// Which push service reaches a device.
 public enum PushPlatform: String, Sendable, CaseIterable { case ios, android }

@@ -1,8 +1,8 @@
 import Auth
-import Telemetry
 import Hooks
 import JSON
 import Storage
+import Telemetry
 import VideoRegistry
 
 /// Who hears about what (API.md "Notifications"), as after-save hooks that write only to the

@@ -1,6 +1,6 @@
 import Community
-import Hooks
 import Crypto
+import Hooks
 import JSON
 import Storage
 import Telemetry

@@ -1,6 +1,6 @@
 import Foundation
-import Telemetry
 import Storage
+import Telemetry
 
 /// What one delivery attempt came to.
 public enum DeliveryResult: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import Foundation
-import Telemetry
-import Synchronization
 import Storage
+import Synchronization
+import Telemetry
 
 /// Runs outbox jobs on one background thread.
 ///

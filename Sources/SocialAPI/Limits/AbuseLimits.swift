@@ -1,4 +1,3 @@
-import Community
 import Auth
 import HTTP
 import Storage

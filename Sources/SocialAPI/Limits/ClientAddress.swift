@@ -1,4 +1,3 @@
-import Community
 import HTTP
 
 /// The client address the limits count by (API.md "Limits on abuse"): the socket's, or the

@@ -1,4 +1,3 @@
-import Community
 /// One limit of API.md "Limits on abuse": `count` per `periodMillis`, or off.
 public struct RateLimit: Sendable, Equatable, CustomStringConvertible {
     public let count: Int

@@ -1,4 +1,3 @@
-import Community
 import Synchronization
 
 /// One limit's counters, in memory of a fixed size however many keys (client addresses,

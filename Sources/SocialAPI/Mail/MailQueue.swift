@@ -1,9 +1,9 @@
+import Auth
 import Community
 import Delivery
-import Auth
-import Telemetry
 import HTTP
 import Storage
+import Telemetry
 
 /// Where the routes queue account mails: the `mail` outbox lane when mail is configured.
 /// Without mail, sign-up and email changes queue nothing, and the mail endpoints answer

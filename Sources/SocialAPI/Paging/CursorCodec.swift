@@ -1,4 +1,3 @@
-import Community
 import Crypto
 import HTTP
 

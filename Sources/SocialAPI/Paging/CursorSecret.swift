@@ -1,4 +1,3 @@
-import Community
 import Crypto
 import Foundation
 #if canImport(Glibc)

@@ -1,4 +1,3 @@
-import Community
 import JSON
 
 /// One page of a list: `{"items":[…],"nextCursor":null|"…"}` (API.md, "Conventions").

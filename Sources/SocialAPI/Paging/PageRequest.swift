@@ -1,4 +1,3 @@
-import Community
 import HTTP
 
 /// The paging parameters of a list request (API.md, "Conventions"): `limit` and `cursor`.

@@ -1,4 +1,3 @@
-import Community
 import HTTP
 import JSON
 import Storage

@@ -1,5 +1,5 @@
-import Community
 import Auth
+import Community
 import JSON
 import Storage
 import VideoRegistry

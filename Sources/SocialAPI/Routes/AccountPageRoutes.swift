@@ -1,5 +1,5 @@
-import Community
 import Auth
+import Community
 import HTTP
 
 /// The two small pages mail links open (API.md: `GET /account/verify?token=`,

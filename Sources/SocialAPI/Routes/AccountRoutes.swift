@@ -1,8 +1,8 @@
-import Community
 import Auth
-import Hooks
+import Community
 import Delivery
 import HTTP
+import Hooks
 import Storage
 
 /// API.md "Accounts and sessions": sign-up, login, logout, the caller's own account, and

@@ -1,10 +1,9 @@
-import Community
 import Auth
-import Telemetry
-import Hooks
+import Community
 import Delivery
 import HTTP
 import Storage
+import Telemetry
 import VideoRegistry
 
 /// API.md "Moderation": the queue, actions on videos and users, the log (moderators and

@@ -1,12 +1,11 @@
-import Community
 import Auth
-import Telemetry
-import Hooks
+import Community
 import Delivery
 import Foundation
 import HTTP
 import JSON
 import Storage
+import Telemetry
 import VideoRegistry
 
 /// API.md "Notifications": devices (installations) and the inbox.

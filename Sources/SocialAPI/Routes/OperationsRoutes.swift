@@ -1,8 +1,7 @@
-import Community
 import Auth
 import Crypto
-import JSON
 import HTTP
+import JSON
 import Storage
 import Telemetry
 

@@ -1,4 +1,3 @@
-import Community
 /// The headers every file we serve to a browser carries (the console, the account pages), in
 /// one place so that no page can lose one of them.
 ///

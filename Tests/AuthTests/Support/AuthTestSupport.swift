@@ -1,6 +1,6 @@
 import Foundation
-import Telemetry
 import Synchronization
+import Telemetry
 import TestSupport
 import Testing
 @testable import Auth

@@ -1,7 +1,7 @@
 import Foundation
-import Telemetry
 import Storage
 import Synchronization
+import Telemetry
 
 /// A clock the test moves by hand.
 final class ManualClock: WallClock {

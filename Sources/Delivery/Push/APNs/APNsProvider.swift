@@ -1,8 +1,8 @@
 import Crypto
-import Telemetry
 import Foundation
 import JSON
 import Storage
+import Telemetry
 
 /// Apple Push Notification service over HTTP/2 with token authentication.
 ///

@@ -1,8 +1,8 @@
 import Crypto
-import Telemetry
 import JSON
 import Storage
 import Synchronization
+import Telemetry
 
 /// The APNs provider token (an ES256 JWT), signed once and reused until it is
 /// `lifetimeSeconds` old, or renewed when APNs answers `ExpiredProviderToken`.

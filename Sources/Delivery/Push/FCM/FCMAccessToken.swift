@@ -1,8 +1,8 @@
 import Crypto
-import Telemetry
 import JSON
 import Storage
 import Synchronization
+import Telemetry
 
 /// An OAuth 2 access token for FCM, obtained with a service account's signed assertion
 /// (RFC 7523, Google's "Using OAuth 2.0 for Server to Server Applications") and cached until a

@@ -1,6 +1,6 @@
 import JSON
-import Telemetry
 import Storage
+import Telemetry
 
 /// Firebase Cloud Messaging, HTTP v1 API.
 ///

@@ -1,6 +1,6 @@
 import Crypto
-import Telemetry
 import Storage
+import Telemetry
 
 /// One notification for the operator's relay: its JSON as the relay receives it.
 ///
