@@ -26,6 +26,8 @@ enum APIErrors {
             return map(error)
         case let error as SocialError:
             return map(error)
+        case let error as CursorError:
+            return map(error)
         case StorageError.busy:
             return APIError(status: 503, code: "unavailable", message: "The server is busy; try again.", headers: [("Retry-After", "1")])
         case StorageError.unstorableText:
@@ -83,6 +85,14 @@ enum APIErrors {
         case .conflict(let message):
             return APIError(status: 409, code: "conflict", message: message)
         }
+    }
+
+    static func map(_ error: CursorError) -> APIError {
+        let message = switch error {
+        case .unreadable: "The cursor is not valid for this list; start again from the first page."
+        case .foreignShape: "That cursor does not belong to this list."
+        }
+        return APIError(status: 400, code: "invalid_cursor", message: message, field: "cursor")
     }
 
     static func map(_ error: SocialError) -> APIError {

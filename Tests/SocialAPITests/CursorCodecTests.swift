@@ -13,9 +13,11 @@ final class CursorCodecTests: XCTestCase {
             let position = try (codec ?? self.codec).decode(cursor, scope: scope ?? self.scope)
             XCTFail("accepted \(message): \(position)", line: line)
         } catch {
-            XCTAssertEqual(error.status, 400, line: line)
-            XCTAssertEqual(error.code, "invalid_cursor", line: line)
-            XCTAssertEqual(error.field, "cursor", line: line)
+            XCTAssertEqual(error, .unreadable, line: line)
+            let answer = APIErrors.map(error)
+            XCTAssertEqual(answer.status, 400, line: line)
+            XCTAssertEqual(answer.code, "invalid_cursor", line: line)
+            XCTAssertEqual(answer.field, "cursor", line: line)
         }
     }
 

@@ -1,5 +1,4 @@
 import Crypto
-import HTTP
 
 /// One component of a keyset position, e.g. a `created_at` in milliseconds or an id.
 enum CursorValue: Sendable, Equatable {
@@ -74,25 +73,20 @@ struct CursorCodec: Sendable {
 
     /// The position in `cursor`, if it was made by this codec's key for this `scope`.
     ///
-    /// - Throws: 400 `invalid_cursor` (field `cursor`) for anything else: too long (checked
+    /// - Throws: `CursorError.unreadable` (400 `invalid_cursor`) for anything else: too long (checked
     ///   before decoding), not base64url, too short, a tag that does not verify (compared in
     ///   constant time), or a payload this version cannot read. The message never says which.
-    func decode(_ cursor: String, scope: String) throws(APIError) -> [CursorValue] {
+    func decode(_ cursor: String, scope: String) throws(CursorError) -> [CursorValue] {
         guard cursor.utf8.count <= Self.maximumLength,
               let bytes = Base64URL.decode(cursor),
               bytes.count >= 1 + Self.tagLength
-        else { throw Self.invalid }
+        else { throw .unreadable }
         let payload = bytes[..<(bytes.count - Self.tagLength)]
         let tag = bytes[(bytes.count - Self.tagLength)...]
         let expected = key.authenticationCode(for: Self.macInput(scope: scope, payload: payload)).prefix(Self.tagLength)
-        guard constantTimeEquals(expected, tag), let position = Self.parse(payload) else { throw Self.invalid }
+        guard constantTimeEquals(expected, tag), let position = Self.parse(payload) else { throw .unreadable }
         return position
     }
-
-    /// 400 `invalid_cursor`: the same answer for every way a cursor can be wrong.
-    static let invalid = APIError(
-        status: 400, code: "invalid_cursor",
-        message: "The cursor is not valid for this list; start again from the first page.", field: "cursor")
 
     private static func macInput(scope: String, payload: ArraySlice<UInt8>) -> [UInt8] {
         var input: [UInt8] = []
@@ -162,4 +156,14 @@ struct CursorCodec: Sendable {
         }
         return nil
     }
+}
+
+/// Why a cursor is refused; `APIErrors` answers both with 400 `invalid_cursor` (field `cursor`).
+enum CursorError: Error, Equatable {
+    /// Not made by this codec's key for this list: too long, not base64url, too short, a tag
+    /// that does not verify, or a payload this version cannot read (the answer never says which).
+    case unreadable
+    /// Made by this server for this list, but not in the list's shape (a cursor format from
+    /// another release).
+    case foreignShape
 }

@@ -20,6 +20,10 @@ struct PageRequest: Sendable {
         guard let cursor = request.query["cursor"], !cursor.isEmpty else {
             return PageRequest(limit: limit, after: nil, scope: scope)
         }
-        return PageRequest(limit: limit, after: try codec.decode(cursor, scope: scope), scope: scope)
+        do {
+            return PageRequest(limit: limit, after: try codec.decode(cursor, scope: scope), scope: scope)
+        } catch {
+            throw APIErrors.map(error)
+        }
     }
 }
