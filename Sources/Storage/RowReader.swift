@@ -80,11 +80,7 @@ public struct RowReader {
         if case .cursor(let cursor) = source, index < cursor.count {
             return cursor.functions.text(cursor.handle, cursor.row, Int32(index))
         }
-        switch value(at: index) {
-        case .null?: return .null
-        case .text(let string)?: return .string(string)
-        default: return .notText
-        }
+        return value(at: index).map(RowCursor.Functions.text(from:)) ?? .notText
     }
 
     /// Moves past `count` columns without reading them.

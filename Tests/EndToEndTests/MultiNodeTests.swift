@@ -295,9 +295,9 @@ enum PushArguments {
 extension MultiNodeTests {
 
     /// Waits (up to 30 s, looking every 0.3 s) until the servers' outboxes are idle: `backlog`
-    /// jobs left (waiting or running) in the one outbox they share, as each server's gauge says, the push attempts the servers counted at least the
-    /// requests the stand-in logged (none still on its way back), and none of these counts moved
-    /// since the look before.
+    /// jobs left (waiting or running) in the one outbox they share, as each server's gauge says;
+    /// the push attempts the servers counted at least the requests the stand-in logged (none
+    /// still on its way back); and none of these counts moved since the look before.
     fileprivate func waitForIdleOutboxes(_ servers: [TestServer], _ standIn: StandIn, backlog: Double = 0) throws -> Bool {
         var previous: [Double] = []
         return try waitUntil(timeout: 30, interval: 0.3) {

@@ -129,24 +129,15 @@ package final class Moderation: Sendable {
     // MARK: The outbox's dead letters
 
     /// Makes the dead job `seq` due again with a fresh count of attempts, in one transaction,
-    /// and answers it; nil (nothing written) when no dead job has that seq. The caller is an
-    /// admin, checked by the route.
+    /// and answers it; nil when no dead job has that seq (then nothing was changed). The caller
+    /// is an admin, checked by the route.
     package func retryDeadJob(seq: Int64) throws -> OutboxEntry? {
         let now = clock.nowMillis()
-        do {
-            return try database.write { connection -> OutboxEntry in
-                guard try Outbox().revive(seq: seq, now: now, on: connection) == 1, let entry = try Outbox().entry(seq: seq, on: connection) else {
-                    throw NoDeadJob()
-                }
-                return entry
-            }
-        } catch is NoDeadJob {
-            return nil
+        return try database.write { connection in
+            guard try Outbox().revive(seq: seq, now: now, on: connection) == 1 else { return nil }
+            return try Outbox().entry(seq: seq, on: connection)
         }
     }
-
-    /// Rolls the retry's transaction back when there is no such dead job.
-    private struct NoDeadJob: Error {}
 
     // MARK: Rules
 

@@ -47,10 +47,6 @@ public struct RoutePolicy: Sendable, Equatable {
     public static func `public`(limit: RouteLimit? = nil, pool: WorkerPool? = nil) -> RoutePolicy {
         RoutePolicy(access: .public, limit: limit, pool: pool)
     }
-
-    public static func publicRead(limit: RouteLimit? = nil, pool: WorkerPool? = nil) -> RoutePolicy {
-        RoutePolicy(access: .publicRead, limit: limit, pool: pool)
-    }
 }
 
 /// A rate limit a route's requests count against, named by the application (which declares its
