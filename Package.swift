@@ -36,6 +36,10 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libvips, with its fixed-argument wrappers in the target's own header (shim.h): its
+        // headers need GLib's include paths, which only pkg-config gives, so they cannot go in
+        // CShims below.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // Typed wrappers for C functions Swift cannot call (variadic ones, macros), one header and
         // one explicit submodule per library (`import CShims.Curl`, `CShims.MicroHTTPD`,
         // `CShims.SQLite`). All `static inline` and no dependency of its own: it links nothing,
@@ -50,6 +54,8 @@ let package = Package(
         .target(name: "JSON", swiftSettings: swiftSettings),
         .target(name: "Telemetry", dependencies: ["JSON"], swiftSettings: swiftSettings),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        // Profile pictures: decoding, checking and resizing with libvips.
+        .target(name: "Imaging", dependencies: ["CVips"], swiftSettings: swiftSettings),
 
         // Storage and the domain.
         // Storage is the drivers' shared root and names no driver: the Database seam, SQL, Row,
@@ -109,6 +115,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CVips"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "TestSupport", "CSQLite", "Telemetry"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),
