@@ -62,10 +62,17 @@ final class HTTPServerLiveTests: XCTestCase {
             gate.pass()
             return .json(JSONValue.object(["waited": .bool(true)]))
         }
+        // An upload route: a body limit of its own (256 KiB) and the media pool.
+        router.put("/upload", policy: .public(pool: .media, maxBodyBytes: 256 * 1024)) { request, _ in
+            signal.semaphore.signal()
+            if request.query["hold"] != nil { gate.pass() }
+            return .json(JSONValue.object(["bytes": .int(Int64(request.body.count))]))
+        }
         var config = ServerConfiguration()
         config.port = 0
         config.threads = 2
         config.offloadThreads = 2
+        config.maxLargeBodies = 2
         let server = HTTPServer(configuration: config, responder: router.build(), logger: Logger(handler: logs), metrics: metrics)
         try server.start()
         self.server = server
@@ -144,6 +151,42 @@ final class HTTPServerLiveTests: XCTestCase {
         let reply = try client.readReply()
         XCTAssertEqual(reply.status, 413)
         XCTAssertEqual(reply.errorCode, "payload_too_large")
+    }
+
+    func testARouteWithItsOwnBodyLimitReadsMoreThanTheOthers() throws {
+        let client = try RawHTTPClient(port: port)
+        let payload = [UInt8](repeating: 7, count: 200_000)
+        let uploaded = try client.request("PUT", "/upload", body: payload)
+        XCTAssertEqual(uploaded.status, 200)
+        XCTAssertEqual(uploaded.json?["bytes"], .int(200_000))
+        // Every other route keeps the server's 64 KiB.
+        XCTAssertEqual(try RawHTTPClient(port: port).request("POST", "/echo", body: payload).status, 413)
+        // And the route's own limit is a limit: declared past it, refused before it is sent.
+        let over = try RawHTTPClient(port: port)
+        try over.send("PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 300000\r\n\r\n")
+        let refused = try over.readReply()
+        XCTAssertEqual(refused.status, 413)
+        XCTAssertEqual(refused.errorCode, "payload_too_large")
+    }
+
+    func testLargeBodiesAtOnceAreBoundedAndTheSlotsComeBack() throws {
+        // Two uploads held inside their handler take both slots (maxLargeBodies = 2)...
+        let held = try (0..<2).map { _ in try RawHTTPClient(port: port) }
+        for client in held { try client.send("PUT /upload?hold=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc") }
+        XCTAssertTrue(started.wait(count: 2))
+        // ...so a third is refused before its body is read, and small requests go on.
+        let third = try RawHTTPClient(port: port)
+        try third.send("PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+        let busy = try third.readReply()
+        XCTAssertEqual(busy.status, 503)
+        XCTAssertEqual(busy.errorCode, "unavailable")
+        XCTAssertEqual(busy.header("Retry-After"), "1")
+        XCTAssertEqual(try RawHTTPClient(port: port).request("GET", "/hello").status, 200)
+        gate.open(for: 2)
+        for client in held { XCTAssertEqual(try client.readReply().status, 200) }
+        // Answered and completed: the slots are free again.
+        XCTAssertTrue(waitUntil { (self.server?.largeBodiesInUse ?? -1) == 0 })
+        XCTAssertEqual(try RawHTTPClient(port: port).request("PUT", "/upload", body: [1, 2, 3]).status, 200)
     }
 
     func testOversizeHeadersAre431AndLongURLIs414() throws {

@@ -228,6 +228,17 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(responder.workerPool(for: Request(method: "POST", path: "/v1/things")), .blocking)
     }
 
+    func testARoutesOwnBodyLimit() {
+        let router = RouterBuilder<String>()
+        router.put("/v1/users/me/avatar", policy: .session(pool: .media, maxBodyBytes: 10 << 20)) { _, _ in .noContent() }
+        router.put("/v1/users/me", policy: .session) { _, _ in .noContent() }
+        let responder = router.build()
+        XCTAssertEqual(responder.maxBodyBytes(for: Request(method: "PUT", path: "/v1/users/me/avatar")), 10 << 20)
+        XCTAssertEqual(responder.workerPool(for: Request(method: "PUT", path: "/v1/users/me/avatar")), .media)
+        XCTAssertNil(responder.maxBodyBytes(for: Request(method: "PUT", path: "/v1/users/me")))
+        XCTAssertNil(responder.maxBodyBytes(for: Request(method: "POST", path: "/v1/users/me/avatar")))
+    }
+
     func testRequestIDsDiffer() {
         let responder = makeResponder()
         let ids = Set((0..<50).compactMap { _ in responder.respond(to: Request(method: "GET", path: "/x")).header("X-Request-Id") })

@@ -4,6 +4,8 @@ import Telemetry
 public protocol HTTPResponder: Sendable {
     /// The pool the request's route asked to run on (`RoutePolicy.pool`); nil: the serving thread.
     func workerPool(for request: Request) -> WorkerPool?
+    /// The body limit the request's route declared (`RoutePolicy.maxBodyBytes`); nil: the server's.
+    func maxBodyBytes(for request: Request) -> Int?
     /// The response; never throws: every failure becomes the JSON error envelope.
     func respond(to request: Request) -> Response
 }
@@ -27,6 +29,8 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     /// Methods of the routes whose policy names a pool: any other request is
     /// answered on its serving thread without matching its route a second time.
     let pooledMethods: Set<String>
+    /// Methods of the routes with a body limit of their own, likewise.
+    let ownLimitMethods: Set<String>
 
     /// Methods that are routed normally; anything else is 405 on every path.
     static var knownMethods: Set<String> { ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"] }
@@ -35,6 +39,7 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         self.routeTable = routes
         self.logger = logger
         pooledMethods = Set(routes.filter { $0.policy.pool != nil }.map(\.method))
+        ownLimitMethods = Set(routes.filter { $0.policy.maxBodyBytes != nil }.map(\.method))
         root = RouteNode.build(routes.enumerated().map { (index: $0.offset, method: $0.element.method, segments: $0.element.segments) })
         // Every error, wherever it is thrown (a handler or a middleware), becomes its response
         // right where it escapes, through the one mapper: so each middleware's `next` returns the
@@ -100,6 +105,12 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         guard pooledMethods.contains(request.method),
               case .found(let index, _) = match(method: request.method, path: request.path) else { return nil }
         return routeTable[index].policy.pool
+    }
+
+    public func maxBodyBytes(for request: Request) -> Int? {
+        guard ownLimitMethods.contains(request.method),
+              case .found(let index, _) = match(method: request.method, path: request.path) else { return nil }
+        return routeTable[index].policy.maxBodyBytes
     }
 
     public func respond(to request: Request) -> Response {

@@ -26,11 +26,16 @@ public struct RoutePolicy: Sendable, Equatable {
     public var limit: RouteLimit?
     /// Where the handler runs; nil: the serving thread that read the request.
     public var pool: WorkerPool?
+    /// The largest body the route reads, when it is not the server's own limit
+    /// (`ServerConfiguration.maxBodyBytes`); a route above it also counts against
+    /// `ServerConfiguration.maxLargeBodies` while its body is read and handled.
+    public var maxBodyBytes: Int?
 
-    public init(access: Access, limit: RouteLimit? = nil, pool: WorkerPool? = nil) {
+    public init(access: Access, limit: RouteLimit? = nil, pool: WorkerPool? = nil, maxBodyBytes: Int? = nil) {
         self.access = access
         self.limit = limit
         self.pool = pool
+        self.maxBodyBytes = maxBodyBytes
     }
 
     /// `.session` with no limit, on the serving thread.
@@ -40,12 +45,12 @@ public struct RoutePolicy: Sendable, Equatable {
     /// `.publicRead` with no limit, on the serving thread.
     public static let publicRead = RoutePolicy(access: .publicRead)
 
-    public static func session(limit: RouteLimit? = nil, pool: WorkerPool? = nil) -> RoutePolicy {
-        RoutePolicy(access: .session, limit: limit, pool: pool)
+    public static func session(limit: RouteLimit? = nil, pool: WorkerPool? = nil, maxBodyBytes: Int? = nil) -> RoutePolicy {
+        RoutePolicy(access: .session, limit: limit, pool: pool, maxBodyBytes: maxBodyBytes)
     }
 
-    public static func `public`(limit: RouteLimit? = nil, pool: WorkerPool? = nil) -> RoutePolicy {
-        RoutePolicy(access: .public, limit: limit, pool: pool)
+    public static func `public`(limit: RouteLimit? = nil, pool: WorkerPool? = nil, maxBodyBytes: Int? = nil) -> RoutePolicy {
+        RoutePolicy(access: .public, limit: limit, pool: pool, maxBodyBytes: maxBodyBytes)
     }
 }
 
@@ -66,6 +71,9 @@ public enum WorkerPool: Sendable {
     /// Few threads, at a lower priority, for CPU-heavy work (bcrypt on sign-up and login): a
     /// serving thread multiplexes many connections, so blocking it stalls all of them.
     case offload
+    /// Few threads, at a lower priority, with a short queue of their own, for decoding images
+    /// (profile pictures): a burst of uploads waits here, never in front of bcrypt or a read.
+    case media
     /// Many threads, for handlers that mostly wait their turn for something requests share one
     /// at a time (a database's single writer): the pool's threads wait side by side, so the
     /// serving threads keep answering other requests meanwhile.

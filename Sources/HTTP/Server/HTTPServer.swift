@@ -23,6 +23,8 @@ public final class HTTPServer: Sendable {
 
     /// The port actually bound (useful with port 0); 0 before `start()`.
     public var boundPort: Int { port.load(ordering: .relaxed) }
+    /// Requests holding a large-body slot now (`ServerConfiguration.maxLargeBodies`).
+    public var largeBodiesInUse: Int { core.largeBodies.load(ordering: .relaxed) }
 
     /// Binds the listening socket and starts serving. Throws `HTTPServerError` naming the C
     /// function that failed (`bind` when the port is in use, `MHD_start_daemon_va`, ...).
@@ -42,6 +44,7 @@ public final class HTTPServer: Sendable {
         try core.offloadPool.start()
         do {
             try core.blockingPool.start()
+            try core.mediaPool.start()
             try core.deadlines.start()
         } catch {
             core.shutdownPools()
@@ -158,6 +161,9 @@ final class ServerCore: Sendable {
     let logger: Logger
     let offloadPool: OffloadPool
     let blockingPool: OffloadPool
+    let mediaPool: OffloadPool
+    /// Requests holding a large-body slot (`ServerConfiguration.maxLargeBodies`).
+    let largeBodies = Atomic<Int>(0)
     /// Requests whose first access-handler call happened and whose completion callback has not.
     let inFlight = Atomic<Int>(0)
     let requestsRejected: Counter
@@ -178,6 +184,7 @@ final class ServerCore: Sendable {
         offloadPool = OffloadPool(threads: configuration.offloadThreads, capacity: configuration.offloadQueueCapacity, niceness: 10)
         // A connection has at most one request in flight, so this queue is never full.
         blockingPool = OffloadPool(threads: configuration.blockingThreads, capacity: configuration.maxConnections, niceness: 0)
+        mediaPool = OffloadPool(threads: configuration.mediaThreads, capacity: configuration.mediaQueueCapacity, niceness: 10)
         requestsRejected = metrics.counter(
             "pacenote_http_rejected_total", help: "Requests refused before routing (size limits, bad framing).")
         offloadRejected = metrics.counter(
@@ -198,7 +205,7 @@ final class ServerCore: Sendable {
             floodLog.warning(kind: "header timeout", "request head not complete in time; connection closed",
                              ["closed": String(neverServed)])
         }
-        let pool = offloadPool, blocking = blockingPool
+        let pool = offloadPool, blocking = blockingPool, media = mediaPool
         metrics.gauge("pacenote_http_offload_outstanding", help: "Offloaded requests queued or running.") {
             Double(pool.outstanding)
         }
@@ -209,11 +216,15 @@ final class ServerCore: Sendable {
         metrics.gauge("pacenote_http_blocking_outstanding", help: "Requests queued or running on the blocking pool (writes).") {
             Double(blocking.outstanding)
         }
+        metrics.gauge("pacenote_http_media_outstanding", help: "Requests queued or running on the media pool (image uploads).") {
+            Double(media.outstanding)
+        }
     }
 
     func shutdownPools() {
         offloadPool.shutdown()
         blockingPool.shutdown()
+        mediaPool.shutdown()
     }
 }
 

@@ -36,10 +36,13 @@ final class RequestBox: Sendable {
     /// Method, path, query and headers; the body is collected in `upload`.
     let head: Request
     let upload: Mutex<UploadState>
+    /// Whether the request holds one of `ServerCore.largeBodies`, given back on completion.
+    let holdsLargeBody: Bool
 
-    init(head: Request, upload: UploadState) {
+    init(head: Request, upload: UploadState, holdsLargeBody: Bool) {
         self.head = head
         self.upload = Mutex(upload)
+        self.holdsLargeBody = holdsLargeBody
     }
 }
 
@@ -93,7 +96,9 @@ func mhdCompletedCallback(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     // Unmanaged: balances the passRetained in firstCall. MHD calls this once per request whose
     // handler ran, and clearing the slot makes a second release impossible.
-    Unmanaged<RequestBox>.fromOpaque(raw).release()
+    let box = Unmanaged<RequestBox>.fromOpaque(raw)
+    if box.takeUnretainedValue().holdsLargeBody { core.largeBodies.subtract(1, ordering: .relaxed) }
+    box.release()
     conCls.pointee = nil
     core.inFlight.subtract(1, ordering: .releasing)
     // On a kept-alive connection the next request head is due a deadline after this one ended.
@@ -214,10 +219,24 @@ extension ServerCore {
         var headerBytes = 0
         for (k, v) in headers { headerBytes += k.utf8.count + v.utf8.count + 4 }  // "k: v\r\n"
 
+        let head = Request(method: methodString, path: path, query: query, headers: HTTPHeaders(headers),
+                           remoteAddress: record?.remoteAddress ?? ConnectionInfo.clientAddress(of: connection))
+        // A route may read a larger body than the server's limit (an image upload). Only so many
+        // such requests at once may be collecting or holding one; the next is refused before its
+        // body is read, so a burst of uploads cannot take the server's memory.
+        let maxBodyBytes = responder.maxBodyBytes(for: head) ?? configuration.maxBodyBytes
+        let large = maxBodyBytes > configuration.maxBodyBytes
+        var slotRefused = false
+        if large {
+            let taken = largeBodies.add(1, ordering: .relaxed).newValue
+            if taken > configuration.maxLargeBodies {
+                largeBodies.subtract(1, ordering: .relaxed)
+                slotRefused = true
+            }
+        }
         let box = RequestBox(
-            head: Request(method: methodString, path: path, query: query, headers: HTTPHeaders(headers),
-                          remoteAddress: record?.remoteAddress ?? ConnectionInfo.clientAddress(of: connection)),
-            upload: UploadState(maxBodyBytes: configuration.maxBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes))
+            head: head, upload: UploadState(maxBodyBytes: maxBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes),
+            holdsLargeBody: large && !slotRefused)
         // Unmanaged: retained here for the life of the request; released exactly once in
         // mhdCompletedCallback (MHD_OPTION_NOTIFY_COMPLETED).
         conCls.pointee = Unmanaged.passRetained(box).toOpaque()
@@ -229,7 +248,7 @@ extension ServerCore {
         let framing = HeadFraming(headers: headers, version: version.map { String(cString: $0) } ?? "")
         let action = box.upload.withLock {
             $0.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: framing.contentLength,
-                     malformedURL: malformedURL, refusal: framing.refusal)
+                     malformedURL: malformedURL, refusal: framing.refusal ?? (slotRefused ? .overloaded() : nil))
         }
         return perform(action, box: box, connection: connection)
     }
@@ -265,7 +284,11 @@ extension ServerCore {
         let handle = ConnectionHandle(pointer: connection)
         let responder = self.responder
         let offloaded = request
-        let pool = kind == .offload ? offloadPool : blockingPool
+        let pool = switch kind {
+        case .offload: offloadPool
+        case .blocking: blockingPool
+        case .media: mediaPool
+        }
         let abandoned = self.abandoned
         let accepted = pool.trySubmit {
             // A client that gave up while the request queued (a login flood's clients timing

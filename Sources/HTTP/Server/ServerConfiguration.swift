@@ -13,8 +13,17 @@ public struct ServerConfiguration: Sendable {
     /// Threads of the blocking pool (routes whose `RoutePolicy.pool` is `.blocking`, e.g. database
     /// writes). Its queue holds one job per connection, so it never refuses one.
     public var blockingThreads: Int = 32
-    /// Largest request body; a larger one is 413 `payload_too_large`.
+    /// Threads of the media pool (routes whose `RoutePolicy.pool` is `.media`: image decoding).
+    public var mediaThreads: Int = 2
+    /// Jobs that may wait for a media thread; beyond it requests get 503 `unavailable`.
+    public var mediaQueueCapacity: Int = 8
+    /// Largest request body; a larger one is 413 `payload_too_large`. A route may declare its
+    /// own (`RoutePolicy.maxBodyBytes`).
     public var maxBodyBytes: Int = 65_536
+    /// Requests at once whose route allows a body larger than `maxBodyBytes` (each may hold
+    /// its whole body in memory until answered); one more is 503 `unavailable` before its body
+    /// is read. Bounds what a burst of uploads can take: 8 x 10 MiB by default.
+    public var maxLargeBodies: Int = 8
     /// Largest request line (414) and header block (431).
     public var maxHeaderBytes: Int = 16_384
     /// Idle seconds before libmicrohttpd closes a connection.
