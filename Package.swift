@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "Hooks", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "Community",
-            dependencies: ["Storage", "Auth", "VideoRegistry", "Hooks", "JSON", "Crypto", "Telemetry"],
+            dependencies: ["Storage", "Auth", "VideoRegistry", "Hooks", "Imaging", "JSON", "Crypto", "Telemetry"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -92,7 +92,7 @@ let package = Package(
         ),
         .target(
             name: "SocialAPI",
-            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "JSON", "Crypto", "Telemetry"],
+            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "Imaging", "JSON", "Crypto", "Telemetry"],
             resources: [.embedInCode("openapi.json"), .embedInCode("Console"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),

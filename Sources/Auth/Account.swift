@@ -66,7 +66,9 @@ public struct Account: Sendable, Equatable {
     public var email: String
     public var emailVerified: Bool
     public var displayName: String
-    public var avatarURL: String?
+    /// The key of the account's profile picture (its renditions are named from it), nil when
+    /// it has none.
+    public var picture: String?
     public var role: Role
     public var notificationSettings: NotificationSettings
     public var followersCount: Int
@@ -84,7 +86,7 @@ extension Account {
     /// The columns `init(row:)` reads, qualified by the table name so that joins (search)
     /// can select them beside columns of the same name.
     public static let columns: SQL = """
-        users.id, users.username, users.email, users.email_verified, users.display_name, users.avatar_url, users.role, \
+        users.id, users.username, users.email, users.email_verified, users.display_name, users.picture, users.role, \
         users.notify_new_videos, users.notify_my_activity, users.notify_following_activity, users.followers_count, \
         users.following_count, users.videos_count, users.created_at, users.banned_at, users.locale
         """
@@ -98,7 +100,7 @@ extension Account {
         email = try row.decode(at: 2)
         emailVerified = try row.decode(at: 3)
         displayName = try row.decode(at: 4)
-        avatarURL = try row.decode(at: 5)
+        picture = try row.decode(at: 5)
         let roleName: String = try row.decode(at: 6)
         guard let role = Role(rawValue: roleName) else {
             throw StorageError.decoding(column: "role", expected: "a role name")

@@ -32,7 +32,7 @@ public struct AccountStore: Sendable {
         }
         return Account(
             id: account.id, username: account.username, email: account.email, emailVerified: account.emailVerified,
-            displayName: account.displayName, avatarURL: nil, role: account.role,
+            displayName: account.displayName, picture: nil, role: account.role,
             notificationSettings: .defaults, followersCount: 0, followingCount: 0, videosCount: 0,
             createdAt: account.createdAt, bannedAt: nil, locale: account.locale
         )

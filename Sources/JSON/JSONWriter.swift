@@ -158,6 +158,18 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes one string made of three UTF-8 parts, each escaped (a URL built from a configured
+    /// base, a key read in place from a row, and a suffix), without making a `String`.
+    public mutating func value(_ prefix: [UInt8], _ middle: UnsafeRawBufferPointer, _ suffix: [UInt8]) {
+        separate()
+        buffer.append(UInt8(ascii: "\""))
+        prefix.withUnsafeBufferPointer { appendEscapedContent($0) }
+        appendEscapedContent(middle.assumingMemoryBound(to: UInt8.self))
+        suffix.withUnsafeBufferPointer { appendEscapedContent($0) }
+        buffer.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     /// Writes a value another writer encoded (its `bytes`), as it is.
     public mutating func encoded(_ bytes: [UInt8]) {
         separate()

@@ -22,5 +22,6 @@ public enum PostgresMigrationFiles {
         ("0014_notifications_slim", PackageResources._014_notifications_slim_sql),
         ("0015_notifications_read_by_prefix", PackageResources._015_notifications_read_by_prefix_sql),
         ("0016_videos_count_visible", PackageResources._016_videos_count_visible_sql),
+        ("0017_profile_pictures", PackageResources._017_profile_pictures_sql),
     ]
 }

@@ -2,6 +2,7 @@ import Auth
 import Community
 import Crypto
 import HTTP
+import Imaging
 import Storage
 import VideoRegistry
 
@@ -27,6 +28,8 @@ enum APIErrors {
         case let error as SocialError:
             return map(error)
         case let error as CursorError:
+            return map(error)
+        case let error as ImagingError:
             return map(error)
         case StorageError.busy:
             return APIError(status: 503, code: "unavailable", message: "The server is busy; try again.", headers: [("Retry-After", "1")])
@@ -68,6 +71,18 @@ enum APIErrors {
         case .invalidToken:
             return APIError(status: 400, code: "invalid_token", message: "This link is unknown, used or expired; ask for a new one.", field: "token")
         }
+    }
+
+    static func map(_ error: ImagingError) -> APIError {
+        let message = switch error {
+        case .unsupportedFormat:
+            "That is not a picture this server reads: send a JPEG, PNG, WebP or HEIC photo."
+        case .tooManyPixels(let width, let height):
+            "The picture is \(width) x \(height) pixels; at most \(Imaging.maxPixels / 1_000_000) million are accepted."
+        case .undecodable:
+            "The picture cannot be read: it is truncated or damaged."
+        }
+        return APIError(status: 400, code: "invalid_image", message: message)
     }
 
     static func map(_ error: VideoRegistryError) -> APIError {

@@ -54,6 +54,11 @@ public final class Application: Sendable {
         /// `serve --metrics-listen`: `/metrics` is served by `makeMetricsResponder()` on a
         /// listener of its own, and `makeResponder()` does not route it (404).
         public var metricsOnOwnListener = false
+        /// `serve --public-url`: the base of absolute links (pictures' URLs in user objects;
+        /// mails take theirs from `mail`). Nil: user objects carry paths starting with `/`.
+        public var publicURL: String?
+        /// `serve --picture-cache-mb`: memory for profile-picture renditions served recently.
+        public var pictureCacheBytes = 32 * 1024 * 1024
         public init() {}
     }
 
@@ -87,6 +92,8 @@ public final class Application: Sendable {
     private let deliveryWorker: DeliveryWorker
     private let mailWorker: DeliveryWorker?
     let limits: AbuseLimits
+    let pictures: ProfilePictures
+    let pictureCache: PictureCache
 
     /// Opens the database and applies pending migrations.
     ///
@@ -185,6 +192,9 @@ public final class Application: Sendable {
         social = Social(database: database, hooks: hooks, videos: videos, clock: clock)
         moderation = Moderation(database: database, accounts: accounts, hooks: hooks, videos: videos, social: social, clock: clock)
         cursors = CursorCodec(key: cursorKey)
+        pictures = ProfilePictures(database: database, clock: clock)
+        pictureCache = PictureCache(budgetBytes: configuration.pictureCacheBytes, metrics: metrics)
+        PictureLinks.configure(publicURL: configuration.publicURL)
     }
 
     /// `pacenote user reset-link`: a reset link for the account with this username (any case).
@@ -227,7 +237,9 @@ public final class Application: Sendable {
         let lists = PagedLists(database: database, codec: cursors)
         let userReads = UserReads(lists: lists)
         let videoReads = VideoReads(lists: lists, videos: videos)
-        AccountRoutes(accounts: accounts, users: userReads, hooks: hooks, moderation: moderation, mail: mail, limits: limits).register(on: router)
+        AccountRoutes(accounts: accounts, users: userReads, hooks: hooks, moderation: moderation, mail: mail, limits: limits,
+                      pictureCache: pictureCache).register(on: router)
+        PictureRoutes(pictures: pictures, users: userReads, cache: pictureCache, clock: clock).register(on: router)
         AccountRecoveryRoutes(accounts: accounts, mail: mail, limits: limits).register(on: router)
         AccountPageRoutes().register(on: router)
         UserRoutes(users: userReads, videos: videoReads, codec: cursors, social: social).register(on: router)
@@ -235,7 +247,8 @@ public final class Application: Sendable {
         VideoRoutes(reads: videoReads, codec: cursors, videos: videos, social: social, moderation: moderation).register(on: router)
         SearchRoutes(search: SearchReads(lists: lists), codec: cursors).register(on: router)
         FeedRoutes(feeds: FeedReads(lists: lists), codec: cursors).register(on: router)
-        ModerationRoutes(reads: ModerationReads(lists: lists), users: userReads, videos: videoReads, codec: cursors, moderation: moderation)
+        ModerationRoutes(reads: ModerationReads(lists: lists), users: userReads, videos: videoReads, codec: cursors, moderation: moderation,
+                         pictureCache: pictureCache)
             .register(on: router)
         NotificationRoutes(notifications: NotificationReads(lists: lists), codec: cursors, installations: installations,
                            inbox: Inbox(database: database, clock: clock)).register(on: router)

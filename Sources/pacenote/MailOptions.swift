@@ -9,7 +9,6 @@ enum MailOptions {
         .init("smtp-user", "USER", "SMTP login, if not in the URL"),
         .init("smtp-password", "PASSWORD", "SMTP password, if not in the URL (prefer PACENOTE_SMTP_PASSWORD)"),
         .init("mail-from", "ADDRESS", "the sender of verification and reset mails"),
-        .init("public-url", "URL", "the base of the links in mails, such as https://pacenote.example.com"),
         .init("mail-retry-base", "DURATION", "wait before the first retry of a failed mail, doubling after each (30s)"),
     ]
 
@@ -21,8 +20,7 @@ enum MailOptions {
             return nil
         }
         guard let from = options.string("mail-from") else { throw Options.UsageError(description: "--smtp-url needs --mail-from") }
-        guard let publicURL = options.string("public-url"), let components = URLComponents(string: publicURL),
-              ["http", "https"].contains(components.scheme?.lowercased() ?? ""), components.host?.isEmpty == false else {
+        guard let publicURL = try publicURL(options) else {
             throw Options.UsageError(description: "--smtp-url needs --public-url, such as https://pacenote.example.com (the links in mails)")
         }
         let configuration = SMTPConfiguration(url: url, user: options.string("smtp-user"), password: options.string("smtp-password"), from: from)
@@ -31,6 +29,16 @@ enum MailOptions {
         } catch let error as MailConfigurationError {
             throw Options.UsageError(description: error.description)
         }
+    }
+
+    /// `--public-url`: an http or https URL with a host, the base of mails' links and pictures' URLs.
+    static func publicURL(_ options: Options) throws -> String? {
+        guard let publicURL = options.string("public-url") else { return nil }
+        guard let components = URLComponents(string: publicURL), ["http", "https"].contains(components.scheme?.lowercased() ?? ""),
+              components.host?.isEmpty == false, components.query == nil, components.fragment == nil else {
+            throw Options.UsageError(description: "--public-url is the server's public address, such as https://pacenote.example.com")
+        }
+        return publicURL
     }
 }
 

@@ -14,6 +14,8 @@ enum ServeCommand {
         summary: "Applies pending migrations, then serves the HTTP API until SIGTERM or SIGINT (which finish the requests in flight).",
         flags: [.init("listen", "HOST:PORT", "the address to serve on (127.0.0.1:8080; [::1]:8080 for IPv6)")] + CommonOptions.database + [
             .init("public-read", nil, "let anonymous clients GET rallies, videos, users and their lists"),
+            .init("public-url", "URL", "the server's public address, such as https://pacenote.example.com: the base of pictures' URLs and mails' links (paths without it)"),
+            .init("picture-cache-mb", "N", "memory for profile pictures served recently, in MiB; 0 keeps none (32)"),
             .init("bcrypt-cost", "N", "bcrypt cost of new password hashes, 4 to 31 (10)"),
             .init("lockout-threshold", "N", "failed logins for one login name that lock it (10)"),
             .init("lockout-window", "DURATION", "the window those failures count in (15m)"),
@@ -38,6 +40,8 @@ enum ServeCommand {
         let options = try Options(arguments, spec: spec)
         var configuration = try CommonOptions.configuration(options)
         configuration.publicRead = try options.bool("public-read")
+        configuration.publicURL = try MailOptions.publicURL(options)
+        configuration.pictureCacheBytes = try options.int("picture-cache-mb", default: 32, range: 0...65_536) * 1024 * 1024
         configuration.accounts.bcryptCost = try options.int("bcrypt-cost", default: 10, range: 4...31)
         configuration.accounts.lockout.threshold = try options.int("lockout-threshold", default: 10, range: 1...1_000)
         configuration.accounts.lockout.windowMillis = try options.duration("lockout-window", defaultMillis: 15 * 60_000)

@@ -151,7 +151,7 @@ package final class Moderation: Sendable {
     }
 
     /// A reason as stored: trimmed, at most 500 characters, nil when empty.
-    private static func checked(_ reason: String?) throws(SocialError) -> String? {
+    package static func checked(_ reason: String?) throws(SocialError) -> String? {
         guard let reason else { return nil }
         let text = try Social.reasonRule.validated(reason) { SocialError.validation(field: "reason", message: $0) }
         return text.isEmpty ? nil : text

@@ -15,6 +15,8 @@ package struct ModerationLogEntry: Sendable, Equatable {
         case ban
         case unban
         case setRole = "set_role"
+        /// A user's profile picture was removed.
+        case removePicture = "remove_picture"
     }
 
     package enum TargetType: String, Sendable {

@@ -202,7 +202,7 @@ extension Presenter {
             self.alias = SQL(unsafeSQL: alias)
             // The alias is the program's own (below), so the list is one trusted text.
             profile = SQL(unsafeSQL: """
-                \(alias).id, \(alias).username, \(alias).display_name, \(alias).avatar_url, \(alias).role, \
+                \(alias).id, \(alias).username, \(alias).display_name, \(alias).picture, \(alias).role, \
                 \(alias).followers_count, \(alias).following_count, \(alias).videos_count, \(alias).created_at
                 """)
         }
@@ -249,8 +249,7 @@ extension Presenter {
         try reader.nextText { writer.value(utf8: $0) }
         writer.key("displayName")
         try reader.nextText { writer.value(utf8: $0) }
-        writer.key("avatarUrl")
-        try reader.nextText { writer.value(utf8: $0) }
+        try reader.nextText { PictureLinks.write(key: $0, to: &writer) }
         let role = try reader.nextText { bytes in bytes.flatMap { Role(utf8: $0) } }
         guard let role else { throw StorageError.decoding(column: "role", expected: "a role name") }
         writer.field("role", role.rawValue)

@@ -18,7 +18,8 @@ struct UserJSON: JSONEncodable {
         let id: String
         let username: String
         let displayName: String
-        let avatarURL: String?
+        /// The picture's key (`Account.picture`), written as its two URLs (`PictureLinks`).
+        let picture: String?
         let role: Role
         let followersCount: Int
         let followingCount: Int
@@ -33,7 +34,7 @@ struct UserJSON: JSONEncodable {
 
     init(account: Account, view: View) {
         profile = Profile(
-            id: account.id, username: account.username, displayName: account.displayName, avatarURL: account.avatarURL,
+            id: account.id, username: account.username, displayName: account.displayName, picture: account.picture,
             role: account.role, followersCount: account.followersCount, followingCount: account.followingCount,
             videosCount: account.videosCount, createdAt: account.createdAt)
         self.view = view
@@ -45,7 +46,7 @@ struct UserJSON: JSONEncodable {
         writer.field("id", profile.id)
         writer.field("username", profile.username)
         writer.field("displayName", profile.displayName)
-        writer.field("avatarUrl", profile.avatarURL)
+        PictureLinks.write(key: profile.picture, to: &writer)
         writer.field("role", profile.role.rawValue)
         writer.field("followersCount", profile.followersCount)
         writer.field("followingCount", profile.followingCount)

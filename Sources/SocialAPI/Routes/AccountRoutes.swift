@@ -18,6 +18,8 @@ struct AccountRoutes {
     /// Every mail counts against the mail limits, and so does an email change (a taken address
     /// answers 409, which would otherwise be an unthrottled existence check).
     let limits: AbuseLimits
+    /// A deleted account's pictures stop being served at once.
+    let pictureCache: PictureCache
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/users", policy: .public(limit: .signups, pool: .offload), signUp)
@@ -122,6 +124,7 @@ struct AccountRoutes {
         try accounts.deleteAccount(try context.caller(), password: try body.requireString("password")) { account, connection, deleteRow in
             try hooks.delete(account, on: connection, write: deleteRow)
         }
+        pictureCache.evict(userID: try context.caller().userID)
         return .noContent()
     }
 

@@ -15,6 +15,8 @@ struct ModerationRoutes {
     let videos: VideoReads
     let codec: CursorCodec
     let moderation: Moderation
+    /// A banned account's pictures stop being served at once.
+    let pictureCache: PictureCache
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.get("/v1/moderation/queue", policy: .session, queue)
@@ -48,7 +50,9 @@ struct ModerationRoutes {
     }
 
     @Sendable func ban(_ request: Request, _ context: Context) throws -> Response {
-        try user(context, try moderation.setBanned(true, userKey: try context.parameters.require("id"), reason: try Self.reason(request), by: try context.caller()))
+        let account = try moderation.setBanned(true, userKey: try context.parameters.require("id"), reason: try Self.reason(request), by: try context.caller())
+        pictureCache.evict(userID: account.id)
+        return try user(context, account)
     }
 
     @Sendable func unban(_ request: Request, _ context: Context) throws -> Response {
