@@ -172,6 +172,8 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     /// The port the server reported in its "listening" line; 0 before `start()`.
     private(set) var port: Int = 0
     private var process: Process?
+    /// The running server's process id (nil before `start()`), to read its memory in /proc.
+    var pid: Int32? { process?.processIdentifier }
     private var pipes: [Pipe] = []
 
     /// Prepares a server (nothing runs yet): finds the binary and creates an empty data directory.
