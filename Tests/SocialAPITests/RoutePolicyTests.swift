@@ -28,6 +28,8 @@ final class RoutePolicyTests: XCTestCase {
         "POST /v1/videos", "PATCH /v1/videos/{id}", "DELETE /v1/videos/{id}", "PUT /v1/videos/{id}/like",
         "DELETE /v1/videos/{id}/like", "POST /v1/videos/{id}/comments", "DELETE /v1/comments/{id}",
         "POST /v1/videos/{id}/flags", "PUT /v1/users/{id}/follow", "DELETE /v1/users/{id}/follow",
+        // Added with profile pictures (issue 29): an upload costs decoding, so it counts.
+        "PUT /v1/users/me/avatar",
     ]
     /// The limits per address, which `RateLimitMiddleware` gave these two routes by name.
     static let addressLimits: [String: RouteLimit] = ["POST /v1/users": .signups, "POST /v1/sessions": .logins]
@@ -43,12 +45,16 @@ final class RoutePolicyTests: XCTestCase {
         "POST /v1/moderation/videos/{id}/hide", "POST /v1/moderation/videos/{id}/restore", "POST /v1/moderation/videos/{id}/dismiss",
         "POST /v1/moderation/users/{id}/ban", "POST /v1/moderation/users/{id}/unban", "POST /v1/moderation/outbox/{seq}/retry",
         "POST /v1/installations", "DELETE /v1/installations/{id}", "POST /v1/notifications/read",
+        "DELETE /v1/users/me/avatar", "DELETE /v1/moderation/users/{id}/avatar",
     ]
     /// The routes that hash a password (bcrypt) and so run on the offload pool; every other
     /// write runs on the blocking pool, every read on its serving thread.
     static let offloadRoutes: Set<String> = [
         "POST /v1/users", "POST /v1/sessions", "PUT /v1/users/me/password", "DELETE /v1/users/me", "POST /v1/password-resets/confirm",
     ]
+
+    /// The routes that decode images, on the media pool with a body limit of their own.
+    static let mediaRoutes: [String: Int] = ["PUT /v1/users/me/avatar": 10 * 1024 * 1024]
 
     private static func routes(of app: TestApplication) -> [(key: String, method: String, pattern: String, policy: RoutePolicy)] {
         (app.responder.routes + app.application.makeMetricsResponder().routes).map {
@@ -66,11 +72,12 @@ final class RoutePolicyTests: XCTestCase {
                 !route.pattern.hasPrefix("/v1/") || Self.publicRoutes.contains(route.key) ? .public
                 : Self.publicReadRoutes.contains(route.key) ? .publicRead : .session
             let limit = Self.addressLimits[route.key] ?? (Self.writeRoutes.contains(route.key) ? .writes : nil)
-            let pool: WorkerPool? = Self.offloadRoutes.contains(route.key) ? .offload : route.method == "GET" ? nil : .blocking
-            XCTAssertEqual(route.policy, RoutePolicy(access: access, limit: limit, pool: pool), route.key)
+            let pool: WorkerPool? = Self.offloadRoutes.contains(route.key) ? .offload
+                : Self.mediaRoutes[route.key] != nil ? .media : route.method == "GET" ? nil : .blocking
+            XCTAssertEqual(route.policy, RoutePolicy(access: access, limit: limit, pool: pool, maxBodyBytes: Self.mediaRoutes[route.key]), route.key)
         }
         let served = Set(routes.map(\.key))
-        let listed = Self.publicRoutes.union(Self.publicReadRoutes).union(Self.writeRoutes).union(Self.offloadRoutes)
+        let listed = Self.publicRoutes.union(Self.publicReadRoutes).union(Self.writeRoutes).union(Self.offloadRoutes).union(Self.mediaRoutes.keys)
         XCTAssertEqual(listed.subtracting(served), [], "listed routes the router does not serve")
     }
 
