@@ -66,6 +66,23 @@ final class MultiNodeTests: XCTestCase {
     }
 
     /// 40 likes of one video at the same moment, half through each server, then 40 unlikes.
+    /// Pictures live in the database: one uploaded through A is served by B, and one removed
+    /// through B is gone from A.
+    func testAPictureUploadedThroughOneServerIsServedByTheOther() throws {
+        let servers = try nodes.start([[], []])
+        let a = HTTPClient(port: servers[0].port), b = HTTPClient(port: servers[1].port)
+        let owner = try a.signup()
+        let uploaded = assertSuccess(try a.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": "image/jpeg"],
+                                                   body: try imageFixture("landscape.jpg"), token: owner.token), 200)
+        let large = try XCTUnwrap(uploaded["avatarUrl"] as? String), small = try XCTUnwrap(uploaded["avatarThumbnailUrl"] as? String)
+        let served = try b.request("GET", large)
+        XCTAssertEqual(served.status, 200)
+        XCTAssertEqual(served.headers["content-type"], "image/jpeg")
+        XCTAssertEqual(try b.request("GET", "/v1/users/\(owner.id)", token: owner.token).object?["avatarUrl"] as? String, large)
+        assertSuccess(try b.request("DELETE", "/v1/users/me/avatar", token: owner.token), 200)
+        assertError(try a.request("GET", small), 404, "not_found", "removed through B, gone from A")
+    }
+
     func testConcurrentLikesSpreadOverBothServersKeepTheCounterExact() throws {
         let servers = try nodes.start([[], []])
         let ports = servers.map(\.port)

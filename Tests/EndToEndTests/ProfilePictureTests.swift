@@ -83,12 +83,12 @@ final class ProfilePictureTests: ServerTestCase {
         let owner = try client.signup()
         let refusals: [(String, Data, String)] = [
             ("a text body typed as an image", Data("hello, I am not a picture".utf8), "image/jpeg"),
-            ("a truncated JPEG", try fixture("truncated.jpg"), "image/jpeg"),
-            ("a GIF", try fixture("animation.gif"), "image/gif"),
-            ("a GIF typed as PNG", try fixture("animation.gif"), "image/png"),
-            ("an SVG", try fixture("script.svg"), "image/svg+xml"),
-            ("an SVG typed as JPEG", try fixture("script.svg"), "image/jpeg"),
-            ("a JPEG typed as JSON", try fixture("landscape.jpg"), "application/json"),
+            ("a truncated JPEG", try imageFixture("truncated.jpg"), "image/jpeg"),
+            ("a GIF", try imageFixture("animation.gif"), "image/gif"),
+            ("a GIF typed as PNG", try imageFixture("animation.gif"), "image/png"),
+            ("an SVG", try imageFixture("script.svg"), "image/svg+xml"),
+            ("an SVG typed as JPEG", try imageFixture("script.svg"), "image/jpeg"),
+            ("a JPEG typed as JSON", try imageFixture("landscape.jpg"), "application/json"),
             ("an empty body", Data(), "image/jpeg"),
         ]
         for (what, body, type) in refusals {
@@ -96,13 +96,13 @@ final class ProfilePictureTests: ServerTestCase {
                         400, "invalid_image", what)
         }
         XCTAssertTrue(try client.me(owner.token).object?["avatarUrl"] is NSNull, "nothing was stored")
-        assertError(try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": "image/jpeg"], body: try fixture("landscape.jpg")),
+        assertError(try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": "image/jpeg"], body: try imageFixture("landscape.jpg")),
                     401, "unauthorized")
 
         // A decompression bomb: a 2 KB PNG whose header claims 100,000 x 100,000 pixels, refused
         // from the header. Decoding it would take 30 GB; the server's peak memory does not move.
         let before = try peakMemoryKiB()
-        let bomb = try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": "image/png"], body: try fixture("bomb.png"), token: owner.token)
+        let bomb = try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": "image/png"], body: try imageFixture("bomb.png"), token: owner.token)
         assertError(bomb, 400, "invalid_image")
         XCTAssertTrue(bomb.errorMessage?.contains("100000 x 100000") == true, "\(bomb)")
         XCTAssertLessThan(try peakMemoryKiB() - before, 32 * 1024, "peak memory in KiB grew by more than 32 MiB")
@@ -164,7 +164,7 @@ final class ProfilePictureTests: ServerTestCase {
 
     @discardableResult
     func upload(_ name: String, as account: Account, type: String = "image/jpeg", file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        let result = try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": type], body: try fixture(name), token: account.token)
+        let result = try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": type], body: try imageFixture(name), token: account.token)
         return assertSuccess(result, 200, name, file: file, line: line)
     }
 
@@ -187,7 +187,7 @@ final class ProfilePicturePublicURLTests: ServerTestCase {
 
     func testURLsAreAbsoluteOnThePublicHost() throws {
         let owner = try client.signup()
-        let result = try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": "image/jpeg"], body: try fixture("landscape.jpg"),
+        let result = try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": "image/jpeg"], body: try imageFixture("landscape.jpg"),
                                         token: owner.token)
         let me = assertSuccess(result, 200)
         let url = try XCTUnwrap(me["avatarUrl"] as? String)
@@ -198,7 +198,7 @@ final class ProfilePicturePublicURLTests: ServerTestCase {
 }
 
 /// A fixture image of Tests/Support/fixtures/images.
-func fixture(_ name: String) throws -> Data {
+func imageFixture(_ name: String) throws -> Data {
     try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Support/fixtures/images/\(name)").standardized)
 }

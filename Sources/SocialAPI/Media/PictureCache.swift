@@ -39,9 +39,12 @@ final class PictureCache: Sendable {
         self.budgetBytes = budgetBytes
         self.revalidateMillis = revalidateMillis
         metrics.gauge("pacenote_picture_cache_bytes", help: "Bytes of profile-picture renditions held in memory.") { [self] in
-            Double(state.withLock { $0.bytes })
+            Double(heldBytes)
         }
     }
+
+    /// Bytes held now.
+    var heldBytes: Int { state.withLock { $0.bytes } }
 
     func lookup(_ name: String, now: Int64) -> Lookup {
         state.withLock { state in
