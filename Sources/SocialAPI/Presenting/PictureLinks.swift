@@ -17,7 +17,10 @@ enum PictureLinks {
     static func configure(publicURL: String?) {
         var base = publicURL ?? ""
         while base.hasSuffix("/") { base.removeLast() }
-        prefix = Array((base + path).utf8)
+        let configured = Array((base + path).utf8)
+        // Written only when it changes: applications made one after another in one process (the
+        // tests) with the same base never write it while another one's threads read it.
+        if configured != prefix { prefix = configured }
     }
 
     /// The absolute URL (or path) of a rendition.
