@@ -98,7 +98,7 @@ let package = Package(
         ),
         .target(
             name: "ParseImport",
-            dependencies: ["Storage", "Schema", "Auth", "VideoRegistry", "Community", "JSON", "Telemetry"],
+            dependencies: ["Storage", "Schema", "Auth", "VideoRegistry", "Community", "Imaging", "JSON", "Telemetry"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -125,7 +125,7 @@ let package = Package(
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
         .testTarget(name: "PushTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "Hooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),
-        .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "Community", "Auth", "TestSupport", "Telemetry"]),
+        .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "Community", "Imaging", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "SQLiteStorage", "PostgresStorage", "TestSupport", "CVips"]),
     ]
 )

@@ -18,7 +18,8 @@ public enum ParseClass: String, CaseIterable, Sendable, Comparable {
 }
 
 /// What an import did: counts per class, every skip and note with its objectId (the first
-/// `keptEntries` of them; past that only counted), and the files that could not be read.
+/// `keptEntries` of them; past that only counted), the files that could not be read, and
+/// with `--files` what became of the users' pictures.
 public struct ImportReport: Sendable {
     public struct Counts: Sendable, Equatable {
         /// Elements read from the file (objects, and elements skipped as malformed).
@@ -30,9 +31,24 @@ public struct ImportReport: Sendable {
         public var notes = 0
     }
 
-    /// One skipped object, or a note about an imported one.
+    /// The picture pass (`--files`), per user with a picture field in `_User.json` who is in
+    /// the database.
+    public struct PictureCounts: Sendable, Equatable {
+        /// Users given a picture by this run.
+        public var attached = 0
+        /// Users who had a picture already (an earlier run's, or one they uploaded): left as is.
+        public var alreadyPresent = 0
+        /// Users none of whose files could be used.
+        public var notAttached = 0
+        /// Files that could not be used, by category (`PictureProblem.category`); a medium
+        /// file passed over for the small one counts here too.
+        public var problems: [String: Int] = [:]
+    }
+
+    /// One skipped object, a note about an imported one, or a picture file that could not be
+    /// used (`picture`: the user was imported, only that file was not).
     public struct Entry: Sendable, Equatable, CustomStringConvertible {
-        public enum Kind: String, Sendable { case skip, note }
+        public enum Kind: String, Sendable { case skip, note, picture }
         public let kind: Kind
         public let parseClass: ParseClass
         /// The Parse objectId, "?" when the object has none we could read.
@@ -55,6 +71,8 @@ public struct ImportReport: Sendable {
     public internal(set) var missingFiles: [ParseClass] = []
     /// Each phase and its duration in seconds, in order.
     public internal(set) var phases: [(name: String, seconds: Double)] = []
+    /// Nil when the import was not given `--files` (pictures are not touched then).
+    public internal(set) var pictures: PictureCounts?
     public internal(set) var homeTimelineRows = 0
     public internal(set) var followingTimelineRows = 0
 
@@ -75,6 +93,8 @@ public struct ImportReport: Sendable {
             skipReasons[entry.parseClass, default: [:]][entry.reason, default: 0] += 1
         case .note:
             counts[entry.parseClass, default: Counts()].notes += 1
+        case .picture:
+            break  // Counted in `pictures`, by the pass, with its category.
         }
         if entries.count < Self.keptEntries { entries.append(entry) }
     }
@@ -100,6 +120,14 @@ public struct ImportReport: Sendable {
             }
             if let error = fileErrors[parseClass] {
                 lines.append("      FILE STOPPED EARLY: \(error)")
+            }
+        }
+        if let pictures {
+            lines.append("  pictures: \(pictures.attached) attached, \(pictures.alreadyPresent) already present, \(pictures.notAttached) not attached")
+            if !pictures.problems.isEmpty {
+                let text = pictures.problems.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                    .map { "\($0.key): \($0.value)" }.joined(separator: "; ")
+                lines.append("      files not used: \(text)")
             }
         }
         lines.append("  timelines: \(homeTimelineRows) home rows, \(followingTimelineRows) following rows")

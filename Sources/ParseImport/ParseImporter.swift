@@ -10,9 +10,11 @@ import Telemetry
 /// Order: `_User`, `Rallye`, `Video`, `Activity`, `_Installation` (optional), each streamed
 /// and written in transactions of `batchSize` rows; then every counter is recomputed with
 /// set-based SQL, and both timelines are rebuilt. The import bypasses the hook pipeline
-/// (which would count and fan out row by row) and recomputes what the hooks maintain.
+/// (which would count and fan out row by row) and recomputes what the hooks maintain. With
+/// `Options.filesDirectory`, a last pass attaches the users' pictures (`PicturePass`).
 ///
-/// Bad objects are skipped and reported, never fatal; a broken file stops that file only.
+/// Bad objects are skipped and reported, never fatal; a broken file stops that file only; a
+/// picture file that cannot be used is reported with its user's objectId, never fatal either.
 /// What stops the import is a database failure other than a refused row (disk full, I/O).
 /// Runs synchronously on the calling thread. Not Sendable: one import, one thread.
 public final class ParseImporter {
@@ -43,6 +45,16 @@ public final class ParseImporter {
         public var indexSortCacheMiB = 2
         /// Worker threads SQLite may use for sorting while the indexes are built (PRAGMA threads).
         public var sortThreads = 2
+        /// `--files`: the directory holding the export's Parse files under their names, from
+        /// which the users' pictures are attached. Nil: pictures are not touched.
+        public var filesDirectory: String?
+        /// Users per transaction of the picture pass: a batch's renditions are held in memory
+        /// between its decoding and its write (two JPEGs of 400 and 100 px a user: tens of kilobytes).
+        public var picturesPerTransaction = 50
+        /// The largest picture file read, as an upload's body (`PUT /v1/users/me/avatar`).
+        public var maxPictureBytes = 10 * 1024 * 1024
+        /// A progress line every this many users with a picture field.
+        public var pictureProgressInterval = 1_000
         public init() {}
     }
 
@@ -74,6 +86,8 @@ public final class ParseImporter {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ImportError.notADirectory(directory)
         }
+        // Opened first: a FILES that cannot be read stops the import before it changes anything.
+        let files = try options.filesDirectory.map { path throws(ImportError) in try PictureFiles(path: path) }
         report = ImportReport()
         loggedEntries = 0
         started = Self.monotonicSeconds()
@@ -116,6 +130,9 @@ public final class ParseImporter {
             report.homeTimelineRows = rows.home
             report.followingTimelineRows = rows.following
             try backend.refreshStatistics(of: ["home_timeline", "following_timeline"], in: database)
+        }
+        if let files {
+            try phase("pictures") { try importPictures(from: files) }
         }
         return report
     }
@@ -220,6 +237,46 @@ public final class ParseImporter {
         }
     }
 
+    /// The picture pass (`PicturePass`) over `_User.json`, read a second time; nothing when the
+    /// file is missing or could not be opened (the `_User` phase reported it).
+    private func importPictures(from files: PictureFiles) throws {
+        report.pictures = ImportReport.PictureCounts()
+        let path = (directory as NSString).appendingPathComponent(ParseClass.user.fileName)
+        guard !report.missingFiles.contains(.user),
+              let reader = try? ResultsReader(path: path, chunkSize: options.chunkSize, maxElementBytes: options.maxObjectBytes) else { return }
+        let stream = PreparedStream(reader: reader, maxObjectBytes: options.maxObjectBytes, map: { PictureCandidate.map($0) })
+        defer { stream.cancel() }
+        let pass = PicturePass(database: database, files: files, pictures: ProfilePictures(database: database, clock: clock),
+                               maxBytes: options.maxPictureBytes, usersPerTransaction: max(1, options.picturesPerTransaction))
+        var considered = 0
+        try pass.run(stream) { outcome in
+            var counts = report.pictures ?? .init()
+            let (objectId, problems, attachedInstead): (String, [PictureFileProblem], String?)
+            switch outcome {
+            case .attached(let id, let field, let tried):
+                counts.attached += 1
+                (objectId, problems, attachedInstead) = (id, tried, field)
+            case .alreadyPresent(let id):
+                counts.alreadyPresent += 1
+                (objectId, problems, attachedInstead) = (id, [], nil)
+            case .notAttached(let id, let tried):
+                counts.notAttached += 1
+                (objectId, problems, attachedInstead) = (id, tried, nil)
+            }
+            for problem in problems { counts.problems[problem.problem.category, default: 0] += 1 }
+            report.pictures = counts
+            for problem in problems {
+                var reason = problem.field + (problem.name.map { " " + PictureFiles.reportable($0) } ?? "") + ": " + problem.problem.description
+                if let attachedInstead { reason += " (\(attachedInstead) attached instead)" }
+                add(.init(kind: .picture, parseClass: .user, objectId: objectId, reason: reason))
+            }
+            considered += 1
+            if considered % options.pictureProgressInterval == 0 {
+                progress("pictures: \(considered) users, \(counts.attached) attached, \(counts.alreadyPresent) already present, \(counts.notAttached) not attached")
+            }
+        }
+    }
+
     /// Counts one element in the report, logs its skip or notes, and a progress line every
     /// `progressInterval` elements.
     private func record(_ written: Written, _ parseClass: ParseClass) {
@@ -282,10 +339,13 @@ public final class ParseImporter {
 /// Why an import could not start.
 public enum ImportError: Error, Sendable, CustomStringConvertible {
     case notADirectory(String)
+    /// `--files` names no directory that can be read.
+    case filesUnreadable(String, reason: String)
 
     public var description: String {
         switch self {
         case .notADirectory(let path): return "\(path) is not a directory"
+        case .filesUnreadable(let path, let reason): return "--files \(path): \(reason)"
         }
     }
 }

@@ -8,18 +8,21 @@ import Telemetry
 
 /// `pacenote import-parse DIR`: import a Parse export (API.md "Command line").
 ///
-/// Progress and the first 1,000 skip and note lines go to stderr, the summary to stdout.
-/// Exit 0 when every file was read to its end (skipped objects are expected), 1 when a
-/// file stopped early or could not be read.
+/// Progress and the first 1,000 skip, note and picture lines go to stderr, the summary to
+/// stdout. Exit 0 when every file was read to its end (skipped objects are expected, and so
+/// are picture files missing or not images), 1 when a file stopped early or could not be read.
 enum ImportParseCommand {
     static let spec = CommandSpec(
-        synopsis: "import-parse DIR [--data-dir ./data | --database postgres://...]",
+        synopsis: "import-parse DIR [--files FILES] [--data-dir ./data | --database postgres://...]",
         summary: """
             Imports a Parse export (_User.json, Rallye.json, Video.json, Activity.json and, when present, _Installation.json in DIR): \
             ids and bcrypt hashes are kept, counters recomputed, feeds built; every object skipped is reported with its id and why. \
+            With --files, each user's profilePictureMedium (else profilePictureSmall) file is taken from FILES by its Parse name \
+            and made into their picture like an upload; a file missing or not an image is reported with the user's objectId. \
             Running it twice adds nothing. Exit 0 when every file was read to its end.
             """,
         flags: CommonOptions.flags + [
+            .init("files", "FILES", "where the export's Parse files were saved, by name: attaches the users' profile pictures (without it, pictures are not touched)"),
             .init("batch-size", "N", "objects written per transaction (\(ParseImporter.Options().batchSize); on PostgreSQL at most \(ParseImporter.postgresRowsPerTransaction))"),
             .init("following-depth", "N", "latest activities of each followed account copied into following feeds (\(ParseImporter.Options().followingDepth))"),
             .init("bcrypt-cost", "N", "the server's bcrypt cost: imported hashes costlier than max(12, N) are not kept (10)"),
@@ -34,6 +37,13 @@ enum ImportParseCommand {
         importOptions.followingDepth = try options.int("following-depth", default: importOptions.followingDepth, range: 0...100_000)
         // The server's cost (PACENOTE_BCRYPT_COST too), so the import keeps the hashes it will verify.
         importOptions.bcryptCost = try options.int("bcrypt-cost", default: importOptions.bcryptCost, range: 4...31)
+        if let files = options.string("files") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: files, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw Options.UsageError(description: "--files \(files) is not a directory")
+            }
+            importOptions.filesDirectory = files
+        }
         let logger = try CommonOptions.logger(options)
         let database = try openDatabase(options, logger: logger)
         defer { database.close() }

@@ -17,7 +17,7 @@ final class CommandHelpTests: XCTestCase {
             (["user", "create"], ["--username", "--email", "--password", "--role", "--data-dir"]),
             (["user", "role"], ["USERNAME ROLE", "--data-dir"]),
             (["backup"], ["FILE", "--data-dir"]),
-            (["import-parse"], ["DIR", "--batch-size", "--following-depth", "--data-dir"]),
+            (["import-parse"], ["DIR", "--files", "--batch-size", "--following-depth", "--data-dir"]),
         ]
         for (command, mustList) in cases {
             for flag in ["--help", "-h"] {
