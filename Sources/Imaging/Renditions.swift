@@ -63,6 +63,8 @@ public enum Imaging {
     /// Width x height a header may declare at most: 40 megapixels, above every phone camera's
     /// default (12 to 24 MP) and far below what would exhaust memory while decoding.
     public static let maxPixels = 40_000_000
+    /// The largest encoded picture taken (API.md: an upload's 10 MiB; the import's files too).
+    public static let maxEncodedBytes = 10 * 1024 * 1024
     static let quality: Int32 = 85
 
     /// The formats this build decodes: those whose loader the linked libvips has (Debian's reads

@@ -1,6 +1,7 @@
 import Auth
 import Community
 import Foundation
+import Imaging
 import JSON
 import Storage
 import Telemetry
@@ -52,7 +53,7 @@ public final class ParseImporter {
         /// between its decoding and its write (two JPEGs of 400 and 100 px a user: tens of kilobytes).
         public var picturesPerTransaction = 50
         /// The largest picture file read, as an upload's body (`PUT /v1/users/me/avatar`).
-        public var maxPictureBytes = 10 * 1024 * 1024
+        public var maxPictureBytes = Imaging.maxEncodedBytes
         /// A progress line every this many users with a picture field.
         public var pictureProgressInterval = 1_000
         public init() {}

@@ -13,7 +13,7 @@ import Telemetry
 /// front of bcrypt. The renditions are served without a session (image loaders cannot add
 /// headers; the names are unguessable), from `PictureCache` when held.
 struct PictureRoutes {
-    static let maxUploadBytes = 10 * 1024 * 1024
+    static let maxUploadBytes = Imaging.maxEncodedBytes
     static let cacheControl = "public, max-age=31536000, immutable"
 
     let pictures: ProfilePictures
