@@ -64,11 +64,6 @@ static inline VipsImage *pn_vips_decode(const void *bytes, size_t length) {
     return decoded;
 }
 
-/// A PNG of the image, for tests that draw their own input.
-static inline int pn_vips_png(VipsImage *in, void **bytes, size_t *length) {
-    return vips_pngsave_buffer(in, bytes, length, NULL);
-}
-
 /// The average of one band over an area, for tests that check which way up a rendition is.
 static inline int pn_vips_area_average(VipsImage *in, int band, int left, int top, int width, int height, double *average) {
     VipsImage *area = NULL, *one = NULL;
