@@ -4,9 +4,14 @@ which starts `pacenote serve`, makes the accounts and the flagged videos, and pa
 the environment:
 
   CONSOLE_URL         http://127.0.0.1:PORT/console/
-  MODERATOR_LOGIN / MODERATOR_PASSWORD, USER_LOGIN / USER_PASSWORD
+  MODERATOR_LOGIN / MODERATOR_PASSWORD, USER_LOGIN / USER_PASSWORD (a plain user, with a
+                      picture), ADMIN_LOGIN / ADMIN_PASSWORD
   FLAGGED_TITLE       the title of a flagged video the moderator hides
   HOSTILE_TITLE       a flagged video's title that is HTML (`<img src=x onerror=alert(1)>`)
+                      (its owner, also FLAGGED_TITLE's, has no picture)
+  PICTURED_TITLE      the title of a flagged video whose owner has a picture, which the
+                      moderator removes
+  PICTURED_OWNER      that owner's username
   ARTIFACTS           where the screenshots go
 
 Exits 0 when every check passes; prints what failed and exits 1 otherwise. Nothing is
@@ -15,11 +20,13 @@ downloaded: Selenium is pointed at /usr/bin/chromedriver, and SE_AVOID_STATS is 
 import os
 import sys
 import time
+import urllib.error
+import urllib.request
 
 os.environ.setdefault("SE_AVOID_STATS", "true")
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -52,6 +59,25 @@ def card_titled(driver, title):
         if card.find_element(By.CSS_SELECTOR, ".title").text == title:
             return card
     return None
+
+
+def owner_avatar(card):
+    """The owner's thumbnail (an img) or placeholder (a span) on a queue card, or None."""
+    found = card.find_elements(By.CSS_SELECTOR, ".byline .avatar")
+    return found[0] if found else None
+
+
+def buttons(card, label):
+    return [b for b in card.find_elements(By.CSS_SELECTOR, ".actions button") if b.text == label]
+
+
+def http_status(url):
+    """The status of a plain GET of url, outside the browser (and its cache)."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers={"Cache-Control": "no-cache"}), timeout=WAIT) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
 
 
 def main():
@@ -104,6 +130,33 @@ def main():
                   "a link to watch")
             check(card.find_element(By.CSS_SELECTOR, ".thumb img").get_attribute("src").startswith("https://i.ytimg.com/vi/"),
                   "the thumbnail")
+            placeholder = owner_avatar(card)
+            check(placeholder is not None and placeholder.tag_name == "span" and "none" in placeholder.get_attribute("class").split(),
+                  "an owner without a picture shows the placeholder")
+            check(buttons(card, "Remove picture") == [], "no Remove picture for an owner without one")
+
+        # The owner with a picture: their thumbnail with alt text, loaded by its path on this
+        # origin (the API's URL is on the public host, which the CSP would refuse).
+        origin = url.split("/console/")[0]
+        steady = WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException])
+        picture_url = None
+        try:
+            steady.until(lambda d: card_titled(d, env["PICTURED_TITLE"]) is not None)
+            img = owner_avatar(card_titled(driver, env["PICTURED_TITLE"]))
+            check(img is not None and img.tag_name == "img", "the owner's thumbnail is an img")
+            if img is not None and img.tag_name == "img":
+                check("@" + env["PICTURED_OWNER"] in (img.get_attribute("alt") or ""), "the thumbnail's alt text names the owner: %r" % img.get_attribute("alt"))
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)  # it loads lazily
+                steady.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", owner_avatar(card_titled(d, env["PICTURED_TITLE"]))) == 100)
+                picture_url = img.get_attribute("src")
+                check((img.get_dom_attribute("src") or "").startswith("/media/avatars/"), "loaded by its path: %r" % img.get_dom_attribute("src"))
+                check(picture_url.startswith(origin + "/media/avatars/") and picture_url.endswith("-100.jpg"),
+                      "the 100 px thumbnail, from the console's origin: " + picture_url)
+        except TimeoutException:
+            check(False, "the pictured owner's thumbnail loads (naturalWidth 100)")
+        if picture_url:
+            check(http_status(picture_url) == 200, "the thumbnail is served before its removal")
+        driver.execute_script("window.scrollTo(0, 0)")
 
         # Screenshots of the queue, phone and laptop.
         for name, (width, height) in {"queue-phone": (390, 844), "queue-laptop": (1366, 768)}.items():
@@ -131,19 +184,95 @@ def main():
                 except TimeoutException:
                     check(False, "the hide is confirmed and the card shows Hidden: " + driver.find_element(By.ID, "status").text)
 
-        # The log shows the hide with its reason.
+        # Remove the owner's picture with a reason, through the confirmation: the thumbnail
+        # gives way to the placeholder, the action to nothing, and the old URL is gone.
+        removal_reason = "Helmet cam selfie of someone else"
+        card = card_titled(driver, env["PICTURED_TITLE"])
+        if card is not None:
+            remove = buttons(card, "Remove picture")
+            check(len(remove) == 1, "a Remove picture button for an owner with a picture")
+            if remove:
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", remove[0])
+                remove[0].click()
+                reason = wait.until(EC.visibility_of_element_located((By.ID, "confirm-reason")))
+                check("@" + env["PICTURED_OWNER"] in driver.find_element(By.ID, "confirm-text").text, "the confirmation names the owner")
+                driver.save_screenshot(os.path.join(artifacts, "confirm-picture.png"))
+                reason.send_keys(removal_reason)
+                driver.find_element(By.ID, "confirm-ok").click()
+                try:
+                    steady.until(lambda d: "picture" in d.find_element(By.ID, "status").text and "Done" in d.find_element(By.ID, "status").text)
+                    steady.until(lambda d: (c := card_titled(d, env["PICTURED_TITLE"])) is not None
+                                 and (a := owner_avatar(c)) is not None and a.tag_name == "span"
+                                 and "none" in a.get_attribute("class").split() and buttons(c, "Remove picture") == [])
+                except TimeoutException:
+                    check(False, "the removal is confirmed and the card shows the placeholder: " + driver.find_element(By.ID, "status").text)
+                check(driver.find_elements(By.CSS_SELECTOR, "#queue img.avatar") == [], "no owner's or flagger's picture is left in the queue")
+                driver.execute_script("window.scrollTo(0, 0)")
+                driver.save_screenshot(os.path.join(artifacts, "picture-removed.png"))
+        if picture_url:
+            check(http_status(picture_url) == 404, "the removed thumbnail's path answers 404")
+
+        # The log shows the hide and the removal, each with its reason, the removal's target as
+        # the user (now without a picture).
         driver.find_element(By.CSS_SELECTOR, ".tab[data-view=log]").click()
         try:
             wait.until(lambda d: any("Dangerous spectators" in row.text and "hide" in row.text
                                      for row in d.find_elements(By.CSS_SELECTOR, "#log li")))
         except TimeoutException:
             check(False, "the log shows the hide and its reason")
+
+        def removal_row(d):
+            for row in d.find_elements(By.CSS_SELECTOR, "#log li[data-action=remove_picture]"):
+                if removal_reason in row.text and "@" + env["PICTURED_OWNER"] in row.find_element(By.CSS_SELECTOR, ".target").text:
+                    return row
+            return None
+        try:
+            row = steady.until(removal_row)
+            check("remove picture" in row.find_element(By.CSS_SELECTOR, ".action").text, "the action reads 'remove picture': " + row.text)
+            check("@" + env["MODERATOR_LOGIN"] in row.find_element(By.CSS_SELECTOR, ".actor").text, "the log names the moderator: " + row.text)
+            check(len(row.find_elements(By.CSS_SELECTOR, ".target .avatar.none")) == 1, "the target shows without a picture")
+        except TimeoutException:
+            check(False, "the log shows the removal, its reason and the user")
         driver.save_screenshot(os.path.join(artifacts, "log-laptop.png"))
+        driver.set_window_size(390, 844)
+        time.sleep(0.3)
+        driver.save_screenshot(os.path.join(artifacts, "log-phone.png"))
+        driver.set_window_size(1366, 768)
 
         # The session is in this origin's sessionStorage only, never a cookie.
         check(driver.get_cookies() == [], "no cookie holds the session")
         check(driver.execute_script("return sessionStorage.getItem('pacenote.console.session')") is not None,
               "the session is in sessionStorage")
+
+        # An admin's Users view: a user with a picture shows it and offers its removal; the
+        # owner whose picture is gone shows the placeholder and no such action.
+        driver.find_element(By.ID, "sign-out").click()
+        sign_in(driver, url, env["ADMIN_LOGIN"], env["ADMIN_PASSWORD"])
+        try:
+            wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, ".tab[data-view=users]"))).click()
+            for login, pictured in ((env["USER_LOGIN"], True), (env["PICTURED_OWNER"], False)):
+                query = wait.until(EC.visibility_of_element_located((By.ID, "user-query")))
+                query.clear()
+                query.send_keys(login)
+                driver.find_element(By.CSS_SELECTOR, "#user-search button[type=submit]").click()
+
+                def user_row(d):
+                    for row in d.find_elements(By.CSS_SELECTOR, "#users li.user"):
+                        if "@" + login in row.find_element(By.CSS_SELECTOR, ".name").text:
+                            return row
+                    return None
+                steady.until(user_row)
+                if pictured:
+                    steady.until(lambda d: d.execute_script(
+                        "return arguments[0].complete && arguments[0].naturalWidth", user_row(d).find_element(By.CSS_SELECTOR, "img.avatar")) == 100)
+                    check(len(buttons(user_row(driver), "Remove picture")) == 1, "Remove picture for a user with one")
+                    driver.save_screenshot(os.path.join(artifacts, "users-laptop.png"))
+                else:
+                    row = user_row(driver)
+                    check(len(row.find_elements(By.CSS_SELECTOR, ".avatar.none")) == 1, "the placeholder for a user without a picture")
+                    check(buttons(row, "Remove picture") == [], "no Remove picture for a user without one")
+        except TimeoutException:
+            check(False, "an admin finds users with their pictures in the Users view")
 
         errors = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"
                   and "Content Security Policy" in entry.get("message", "")]

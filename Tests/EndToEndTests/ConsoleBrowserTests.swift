@@ -8,6 +8,12 @@ final class ConsoleBrowserTests: ServerTestCase {
     /// The package's folder (this file is Tests/EndToEndTests/ConsoleBrowserTests.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    /// Pictures' URLs are absolute on this host, which is not the one the browser loads the
+    /// console from (127.0.0.1): the console must load them by their path on its own origin.
+    static let publicURL = "https://pacenote.example"
+
+    override class var serverArguments: [String] { ["--public-url", publicURL] }
+
     static let csp = "default-src 'self'; img-src 'self' https://i.ytimg.com; script-src 'self'; style-src 'self'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
@@ -28,6 +34,28 @@ final class ConsoleBrowserTests: ServerTestCase {
         let script = String(decoding: try client.request("GET", "/console/console.js").body, as: UTF8.self)
         XCTAssertFalse(script.contains("innerHTML") || script.contains("outerHTML") || script.contains("insertAdjacentHTML"),
                        "the console never assigns HTML")
+    }
+
+    /// What the console loads for a user's thumbnail: `/media/avatars/<name>` on its own origin
+    /// (the CSP's img-src 'self'), a JPEG without a session and with no cookie, gone (404) once a
+    /// moderator removed it through the route the console calls.
+    func testAPictureIsServedOnTheConsolesOriginUntilAModeratorRemovesIt() throws {
+        let owner = try client.signup()
+        let thumbnail = try uploadPicture(owner)
+        XCTAssertTrue(thumbnail.hasPrefix(Self.publicURL + "/media/avatars/"), thumbnail)
+        let path = String(thumbnail.dropFirst(Self.publicURL.count))
+        let served = try client.request("GET", path)
+        XCTAssertEqual(served.status, 200, path)
+        XCTAssertEqual(served.headers["Content-Type"], "image/jpeg")
+        XCTAssertNil(served.headers["Set-Cookie"])
+        XCTAssertEqual(Array(served.body.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG")
+
+        let moderator = try moderator()
+        let removed = try client.request("DELETE", "/v1/moderation/users/\(owner.id)/avatar", json: ["reason": "Not a picture of a person"],
+                                         token: moderator.token)
+        assertSuccess(removed, 200)
+        XCTAssertTrue(removed.object?["avatarThumbnailUrl"] is NSNull, "\(removed)")
+        assertError(try client.request("GET", path), 404, "not_found", "a removed picture is not served")
     }
 
     /// No page of ours may be framed (clickjacking): every console file says so both ways,
@@ -53,13 +81,20 @@ final class ConsoleBrowserTests: ServerTestCase {
         }
         let moderator = try moderator()
         let user = try client.signup()
+        _ = try uploadPicture(user)  // What an admin sees in the Users view.
         let owner = try client.signup()
         let rally = try createRally()["id"] as? String ?? ""
         let flaggedTitle = "Flying finn \(Fake.word())"
         let hostileTitle = "<img src=x onerror=alert(1)>"
         let flagged = try postVideo(owner, rallyId: rally, title: flaggedTitle)["id"] as? String ?? ""
         let hostile = try postVideo(owner, rallyId: rally, title: hostileTitle)["id"] as? String ?? ""
-        for video in [flagged, hostile] {
+        // A third owner has a picture; their video is flagged too (the newest, so first of its
+        // flag count in the queue). `owner` has none: the console shows a placeholder.
+        let pictured = try client.signup()
+        let thumbnail = try uploadPicture(pictured)
+        let picturedTitle = "Pictured owner \(Fake.word())"
+        let picturedVideo = try postVideo(pictured, rallyId: rally, title: picturedTitle)["id"] as? String ?? ""
+        for video in [flagged, hostile, picturedVideo] {
             for reason in ["Spectators on the road", "<b>not bold</b>"] {
                 assertSuccess(try client.request("POST", "/v1/videos/\(video)/flags", json: ["reason": reason], token: try client.signup().token), 201)
             }
@@ -73,8 +108,13 @@ final class ConsoleBrowserTests: ServerTestCase {
         environment["MODERATOR_PASSWORD"] = moderator.password
         environment["USER_LOGIN"] = user.username
         environment["USER_PASSWORD"] = user.password
+        let admin = try admin()
+        environment["ADMIN_LOGIN"] = admin.username
+        environment["ADMIN_PASSWORD"] = admin.password
         environment["FLAGGED_TITLE"] = flaggedTitle
         environment["HOSTILE_TITLE"] = hostileTitle
+        environment["PICTURED_TITLE"] = picturedTitle
+        environment["PICTURED_OWNER"] = pictured.username
         environment["ARTIFACTS"] = artifacts
 
         let process = Process()
@@ -95,14 +135,34 @@ final class ConsoleBrowserTests: ServerTestCase {
         let log = String(decoding: collected.withLock { $0 }, as: UTF8.self)
         XCTAssertEqual(process.terminationStatus, 0, "console_test.py:\n\(log)")
 
-        // What the browser did, as the API sees it: the video is gone for everyone else.
+        // What the browser did, as the API sees it: the video is gone for everyone else, the
+        // picture too; the log holds both, newest first.
         assertError(try client.request("GET", "/v1/videos/\(flagged)", token: user.token), 404, "not_found", "hidden through the console")
-        let entry = try firstPage("/v1/moderation/log", moderator.token, limit: 1).first
-        XCTAssertEqual(entry?["action"] as? String, "hide")
-        XCTAssertEqual(entry?["reason"] as? String, "Dangerous spectators")
+        let entries = try firstPage("/v1/moderation/log", moderator.token, limit: 2)
+        XCTAssertEqual(entries.count, 2)
+        let removal = entries.first, hide = entries.last
+        XCTAssertEqual(removal?["action"] as? String, "remove_picture")
+        XCTAssertEqual(removal?["reason"] as? String, "Helmet cam selfie of someone else")
+        XCTAssertEqual((removal?["target"] as? [String: Any])?["id"] as? String, pictured.id)
+        XCTAssertEqual(hide?["action"] as? String, "hide")
+        XCTAssertEqual(hide?["reason"] as? String, "Dangerous spectators")
+        XCTAssertTrue(try getObject("/v1/users/\(pictured.id)", user.token)["avatarThumbnailUrl"] is NSNull, "the picture removed through the console")
+        assertError(try client.request("GET", String(thumbnail.dropFirst(Self.publicURL.count))), 404, "not_found")
         XCTAssertEqual(try getObject("/v1/videos/\(hostile)", user.token)["title"] as? String, hostileTitle, "the hostile video is untouched")
-        for name in ["queue-phone", "queue-laptop"] {
+        for name in ["queue-phone", "queue-laptop", "picture-removed", "log-laptop", "log-phone"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: artifacts + "/\(name).png"), "screenshot \(name)")
         }
+    }
+
+    /// PUT /v1/users/me/avatar as `account` with Tests/Support/fixtures/images/landscape.jpg;
+    /// answers the new avatarThumbnailUrl.
+    private func uploadPicture(_ account: Account, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let image = try Data(contentsOf: Self.packageRoot.appendingPathComponent("Tests/Support/fixtures/images/landscape.jpg"))
+        let result = try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": "image/jpeg"], body: image, token: account.token)
+        assertSuccess(result, 200, file: file, line: line)
+        guard let thumbnail = result.object?["avatarThumbnailUrl"] as? String else {
+            throw UnexpectedResponse(request: "PUT /v1/users/me/avatar", result: result)
+        }
+        return thumbnail
     }
 }

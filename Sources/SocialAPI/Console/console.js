@@ -37,6 +37,53 @@
     return typeof value === "string" && value.startsWith(prefix) ? value : null;
   }
 
+  // A user's picture is loaded by its path on this origin, never from the URL as given:
+  // avatarUrl and avatarThumbnailUrl are absolute on the public host (--public-url), which
+  // need not be the origin this console was loaded from (an operator on 127.0.0.1, a tunnel),
+  // and the CSP's img-src allows this origin and YouTube's thumbnails only, kept that narrow
+  // rather than widened to a host only known at run time. Like every API call here, the path
+  // is taken from this origin's root: the part of the URL's path from its last
+  // /media/avatars/ on. Anything else is not loaded.
+  function picturePath(url) {
+    if (typeof url !== "string" || !url) return null;
+    let path;
+    try { path = new URL(url, location.href).pathname; } catch (_) { return null; }
+    const match = /\/media\/avatars\/([0-9A-Za-z._-]+)$/.exec(path);
+    return match ? "/media/avatars/" + match[1] : null;
+  }
+
+  // A user's thumbnail (100 px), or a neutral silhouette when they have none (or it does not
+  // load: removed since, or its owner banned). `size` is "small", "" or "large" (CSS).
+  function avatar(user, size) {
+    const name = user ? "@" + user.username : "a deleted user";
+    const placeholder = () => el("span", { class: "avatar none " + (size || ""), role: "img", "aria-label": name + " has no picture" });
+    const src = user ? picturePath(user.avatarThumbnailUrl) : null;
+    if (!src) return placeholder();
+    return el("img", { class: "avatar " + (size || ""), src, alt: "Picture of " + name, width: 100, height: 100,
+      loading: "lazy", decoding: "async", onerror: (event) => event.target.replaceWith(placeholder()) });
+  }
+
+  // A user as the console shows them: the thumbnail, then @username.
+  function person(user, size, nameClass) {
+    return el("span", { class: "person" }, avatar(user, size),
+      el("span", { class: nameClass || "name" }, user ? "@" + user.username : "a deleted user"));
+  }
+
+  // The moderator action on a user's picture, offered only when they have one; the view is
+  // reloaded after it (confirmAction), so the picture is gone from every place it showed.
+  function removePictureButton(user) {
+    if (!user || !user.avatarThumbnailUrl) return null;
+    return actionButton("Remove picture", "danger", "Remove @" + user.username + "'s picture",
+      "Remove @" + user.username + "'s profile picture for everyone. They can upload a new one.",
+      async (reason) => {
+        const updated = await api("DELETE", "/v1/moderation/users/" + encodeURIComponent(user.id) + "/avatar", { reason });
+        if (updated && state.me && updated.id === state.me.id) {
+          state.me = Object.assign({}, state.me, { avatarUrl: updated.avatarUrl, avatarThumbnailUrl: updated.avatarThumbnailUrl });
+          renderWho();
+        }
+      });
+  }
+
   function showStatus(message, kind) {
     const status = $("status");
     status.textContent = message || "";
@@ -160,8 +207,12 @@
       return;
     }
     $("refusal").hidden = true;
-    $("who").textContent = state.me.username + " · " + state.me.role;
+    renderWho();
     loaders[state.view](false);
+  }
+
+  function renderWho() {
+    $("who").replaceChildren(avatar(state.me, "small"), el("span", {}, state.me.username + " · " + state.me.role));
   }
 
   function show(view) {
@@ -228,7 +279,7 @@
     const watch = safeURL(video.watchUrl, "https://www.youtube.com/");
     const post = (action) => (reason) => api("POST", "/v1/moderation/videos/" + encodeURIComponent(video.id) + "/" + action, { reason });
     const flags = (item.flags || []).map((flag) => el("li", {},
-      el("span", { class: "flagger" }, flag.user ? "@" + flag.user.username : "a deleted user"),
+      person(flag.user, "small", "flagger"),
       flag.reason ? el("span", { class: "reason" }, flag.reason) : el("span", { class: "reason none" }, "no reason given")));
     return el("li", { class: "card video" + (video.hidden ? " is-hidden" : ""), "data-video-id": video.id },
       el("div", { class: "thumb" },
@@ -238,8 +289,9 @@
         video.hidden ? el("span", { class: "badge hidden" }, "Hidden") : null),
       el("div", { class: "body" },
         el("h3", { class: "title" }, video.title),
-        el("p", { class: "meta" }, "by ", el("span", { class: "owner" }, "@" + video.owner.username),
-          " · last flagged ", item.lastFlaggedAt ? time(item.lastFlaggedAt) : "never"),
+        el("p", { class: "meta byline" }, avatar(video.owner),
+          el("span", {}, "by ", el("span", { class: "owner" }, "@" + video.owner.username),
+            " · last flagged ", item.lastFlaggedAt ? time(item.lastFlaggedAt) : "never")),
         el("ul", { class: "flags" }, flags),
         watch ? el("a", { href: watch, target: "_blank", rel: "noopener noreferrer", class: "watch" }, "Watch on YouTube") : null,
         el("div", { class: "actions" },
@@ -253,17 +305,37 @@
             ? actionButton("Ban owner", "danger", "Ban @" + video.owner.username,
                 "End @" + video.owner.username + "'s sessions and hide their videos, likes and comments until unbanned.",
                 (reason) => api("POST", "/v1/moderation/users/" + encodeURIComponent(video.owner.id) + "/ban", { reason }))
-            : null)));
+            : null,
+          removePictureButton(video.owner))));
   }
 
-  // Log: who did what to what, when and why.
+  // Log: who did what to what, when and why. An entry names its target by type and id only;
+  // a user target is looked up (GET /v1/users/{id}, once per user and load) and shown as the
+  // user is now, with their picture, or by its id when the account is gone.
+  let logUsers = new Map();
+
   function loadLog(more) {
-    return loadPage("log", "/v1/moderation/log?limit=50", more, (entry) => el("li", { class: "row" },
+    if (!more) logUsers = new Map();
+    return loadPage("log", "/v1/moderation/log?limit=50", more, (entry) => el("li", { class: "row", "data-action": entry.action },
       el("span", { class: "when" }, time(entry.createdAt)),
-      el("span", { class: "actor" }, entry.actor ? "@" + entry.actor.username : "automatic"),
+      el("span", { class: "actor" }, entry.actor ? person(entry.actor, "small") : "automatic"),
       el("span", { class: "action" }, entry.action.replace(/_/g, " ")),
-      el("span", { class: "target" }, entry.target.type + " " + entry.target.id),
+      logTarget(entry.target),
       el("span", { class: "reason" }, entry.reason || "")));
+  }
+
+  function logTarget(target) {
+    const node = el("span", { class: "target" }, target.type + " " + target.id);
+    if (target.type !== "user") return node;
+    if (!logUsers.has(target.id)) {
+      logUsers.set(target.id, api("GET", "/v1/users/" + encodeURIComponent(target.id)).catch(() => null));
+    }
+    logUsers.get(target.id).then((user) => {
+      if (!user) return;
+      node.classList.add("is-user");
+      node.replaceChildren(person(user, "small"));
+    });
+    return node;
   }
 
   // Users (admins): search, role changes and bans.
@@ -281,7 +353,8 @@
       ["user", "moderator", "admin"].map((name) => el("option", { value: name, selected: name === user.role }, name)));
     const isMe = user.id === state.me.id;
     return el("li", { class: "row user" },
-      el("span", { class: "name" }, el("strong", {}, "@" + user.username), " ", user.displayName),
+      el("span", { class: "name person" }, avatar(user, "large"),
+        el("span", {}, el("strong", {}, "@" + user.username), " ", user.displayName)),
       el("span", { class: "role" }, user.role),
       isMe ? el("span", { class: "note" }, "you") : el("span", { class: "actions" },
         role,
@@ -292,7 +365,8 @@
           "End @" + user.username + "'s sessions and hide their videos, likes and comments until unbanned.",
           (reason) => api("POST", "/v1/moderation" + path.slice(3) + "/ban", { reason })),
         actionButton("Unban", "", "Unban @" + user.username, "Let @" + user.username + " sign in again and show their content.",
-          (reason) => api("POST", "/v1/moderation" + path.slice(3) + "/unban", { reason }))));
+          (reason) => api("POST", "/v1/moderation" + path.slice(3) + "/unban", { reason })),
+        removePictureButton(user)));
   }
 
   // Dead letters (admins): deliveries that failed their last attempt, with a retry.

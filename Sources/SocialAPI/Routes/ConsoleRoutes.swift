@@ -6,8 +6,10 @@ import HTTP
 ///
 /// Every file is served with `PageHeaders`: a Content-Security-Policy that allows scripts,
 /// styles and everything else from this origin only (no inline script or style), images also
-/// from YouTube's thumbnail host, no framing (and `X-Frame-Options: DENY`), no `<base>`, forms
-/// posting only here; `nosniff`, and no Referer leaves the console.
+/// from YouTube's thumbnail host (users' pictures, absolute on `--public-url`, are loaded by
+/// their `/media/avatars/` path on this origin: console.js `picturePath`), no framing (and
+/// `X-Frame-Options: DENY`), no `<base>`, forms posting only here; `nosniff`, and no Referer
+/// leaves the console.
 struct ConsoleRoutes {
     static let contentSecurityPolicy = "default-src 'self'; img-src 'self' https://i.ytimg.com; script-src 'self'; style-src 'self'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
