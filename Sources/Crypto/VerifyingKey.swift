@@ -31,6 +31,41 @@ public final class VerifyingKey: Sendable {
         self.algorithm = algorithm
     }
 
+    /// An RSA public key from its modulus and public exponent, big-endian, as a JSON Web Key
+    /// carries them (`n`, `e`, RFC 7518 §6.3.1): what sign-in providers publish in their JWKS.
+    ///
+    /// The key is handed to OpenSSL as the DER SubjectPublicKeyInfo those two numbers make
+    /// (`d2i_PUBKEY`), so OpenSSL's own parser checks it, not ours.
+    ///
+    /// - Throws: `SigningError.invalidKey` for a modulus under 2048 bits (RFC 7518 §3.3: a
+    ///   smaller one is refused), an even or absurd exponent, or bytes OpenSSL does not take.
+    public convenience init(rsaModulus modulus: [UInt8], exponent: [UInt8]) throws(SigningError) {
+        let modulus = Array(modulus.drop { $0 == 0 })
+        let exponent = Array(exponent.drop { $0 == 0 })
+        guard modulus.count >= 256, modulus.count <= 2_048, let last = exponent.last, last & 1 == 1, exponent.count <= 8 else {
+            throw .invalidKey(function: "VerifyingKey(rsaModulus:exponent:)", expected: "an RSA key of 2048 bits or more")
+        }
+        let rsaPublicKey = DER.sequence(DER.integer(modulus) + DER.integer(exponent))
+        // AlgorithmIdentifier: rsaEncryption (1.2.840.113549.1.1.1), NULL parameters.
+        let algorithm = DER.sequence([0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05, 0x00])
+        let info = DER.sequence(algorithm + DER.bitString(rsaPublicKey))
+        let parsed: OpaquePointer? = info.withUnsafeBufferPointer { buffer in
+            // Unsafe pointer: d2i_PUBKEY reads `buffer` during this closure and keeps no reference.
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let parsed else {
+            ERR_clear_error()
+            throw .invalidKey(function: "d2i_PUBKEY", expected: "an RSA public key")
+        }
+        self.init(key: parsed, algorithm: .rs256)
+    }
+
+    private init(key: OpaquePointer, algorithm: SignatureAlgorithm) {
+        self.key = key
+        self.algorithm = algorithm
+    }
+
     deinit { EVP_PKEY_free(key) }
 
     /// Whether `signature` (JWS form: raw `r || s` for ES256) signs `data` under this key.
@@ -59,3 +94,28 @@ public final class VerifyingKey: Sendable {
         return result == 1
     }
 }
+
+/// The few DER encodings an RSA SubjectPublicKeyInfo needs (X.690).
+private enum DER {
+    static func length(_ count: Int) -> [UInt8] {
+        guard count >= 0x80 else { return [UInt8(count)] }
+        var bytes: [UInt8] = []
+        var rest = count
+        while rest > 0 {
+            bytes.insert(UInt8(rest & 0xFF), at: 0)
+            rest >>= 8
+        }
+        return [0x80 | UInt8(bytes.count)] + bytes
+    }
+
+    static func sequence(_ content: [UInt8]) -> [UInt8] { [0x30] + length(content.count) + content }
+
+    /// A non-negative INTEGER from big-endian bytes without leading zeros.
+    static func integer(_ magnitude: [UInt8]) -> [UInt8] {
+        let content = (magnitude.first ?? 0) & 0x80 != 0 ? [0] + magnitude : magnitude
+        return [0x02] + length(content.count) + content
+    }
+
+    static func bitString(_ content: [UInt8]) -> [UInt8] { [0x03] + length(content.count + 1) + [0x00] + content }
+}
+

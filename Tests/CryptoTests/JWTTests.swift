@@ -60,3 +60,4 @@ import Testing
         #expect(!dumped.contains("PRIVATE"))
     }
 }
+
