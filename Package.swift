@@ -96,6 +96,8 @@ let package = Package(
             resources: [.embedInCode("openapi.json"), .embedInCode("Console"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),
+        // Sign-in providers' tokens (Apple, Google, Facebook), checked for Auth's IdentityVerifier.
+        .target(name: "SignInProviders", dependencies: ["Auth", "Crypto", "JSON", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "ParseImport",
             dependencies: ["Storage", "Schema", "Auth", "VideoRegistry", "Community", "Imaging", "JSON", "Telemetry"],
@@ -116,6 +118,7 @@ let package = Package(
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CVips"]),
+        .testTarget(name: "SignInProvidersTests", dependencies: ["SignInProviders", "Auth", "Crypto"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "TestSupport", "CSQLite", "Telemetry"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),
