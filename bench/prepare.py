@@ -14,6 +14,21 @@
       row LABEL,backlog,seconds,left for outbox.csv.
   prepare.py wrk FILE
       Reads wrk --latency output; prints JSON: rps, p50_ms, p99_ms, requests, non2xx, errors.
+  prepare.py photo OUT [--width 4000] [--height 3000] [--seed 1]
+      Draws a photo-like JPEG (smooth colour gradients, blotches at two scales and fine noise,
+      quality 90: a 12-megapixel one is about 4 MB, as a phone's photo) with `vips` (Debian's
+      libvips-tools), so no multi-megabyte file is committed.
+  prepare.py upload-time URL STATE PHOTO --pid PID [-n 7] [--warm-up SMALL_PHOTO]
+      Sequential uploads of PHOTO as one user's profile picture (PUT /v1/users/me/avatar); stores
+      (upload_time.json) and prints the median seconds, the server's CPU time per upload
+      (/proc/PID/stat, all its threads) and its VmHWM (/proc/PID/status) before the first upload,
+      after it and after the last. With --warm-up, SMALL_PHOTO is uploaded once first (and its
+      VmHWM recorded), so that libvips's start is not counted in the first upload's memory.
+  prepare.py pictures URL STATE PHOTO [--users 100] [--uploaders 4]
+      Uploads PHOTO as the picture of the first --users users of tokens.txt (two at a time, as
+      the media pool has two threads) and writes avatars.txt (each one's 400 px and 100 px
+      rendition names) and uploaders.txt (the tokens of --uploaders other users, for the
+      uploads scenario, so its uploads never replace a picture another scenario reads).
 
 DB is the server's SQLite file, opened read-only, or a postgres:// URL, read through psql
 (the client installed with PostgreSQL; no Python driver needed). The queries are written
@@ -247,6 +262,130 @@ def drain(args):
     print(f"{args.label},{backlog},{time.monotonic() - started:.1f},{pending()}")
 
 
+def photo(args):
+    """The photo-like JPEG, drawn with the `vips` command in a temporary folder: a colour
+    gradient, large soft blotches (noise 64 times enlarged), smaller ones (8 times), and fine
+    per-pixel noise, so it compresses as a photo does rather than as a flat colour."""
+    import shutil
+    import tempfile
+    if not shutil.which("vips"):
+        fail("`vips` is missing (scripts/deps libvips-tools)")
+    w, h, seed = args.width, args.height, args.seed
+    work = tempfile.mkdtemp(prefix="pacenote-photo.")
+
+    def vips(*argv):
+        done = subprocess.run(["vips", *map(str, argv)], cwd=work, capture_output=True, text=True)
+        if done.returncode != 0:
+            fail(f"vips {' '.join(map(str, argv))} failed: {done.stderr.strip()}")
+
+    try:
+        vips("xyz", "xy.v", w, h)
+        vips("extract_band", "xy.v", "x.v", 0)
+        vips("extract_band", "xy.v", "y.v", 1)
+        vips("linear", "x.v", "r.v", 120 / w, 60)
+        vips("linear", "y.v", "g.v", 120 / h, 50)
+        vips("add", "x.v", "y.v", "s.v")
+        vips("linear", "s.v", "b.v", 80 / (w + h), 40)
+        vips("bandjoin", "r.v g.v b.v", "gradient.v")
+        big, mid = 64, 8
+        for band in range(3):
+            vips("gaussnoise", f"big{band}.v", -(-w // big), -(-h // big), "--sigma", 45, "--mean", 0, "--seed", seed * 10 + band)
+            vips("gaussnoise", f"mid{band}.v", -(-w // mid), -(-h // mid), "--sigma", 10, "--mean", 0, "--seed", seed * 10 + 3 + band)
+        vips("gaussnoise", "fine.v", w, h, "--sigma", 4, "--mean", 0, "--seed", seed * 10 + 6)
+        for scale, factor in (("big", big), ("mid", mid)):
+            vips("bandjoin", f"{scale}0.v {scale}1.v {scale}2.v", f"{scale}.v")
+            vips("resize", f"{scale}.v", f"{scale}-up.v", factor, "--kernel", "cubic")
+            vips("crop", f"{scale}-up.v", f"{scale}-crop.v", 0, 0, w, h)
+        vips("add", "gradient.v", "big-crop.v", "a.v")
+        vips("add", "a.v", "mid-crop.v", "b.v")
+        vips("add", "b.v", "fine.v", "c.v")
+        vips("cast", "c.v", "c8.v", "uchar")
+        vips("copy", "c8.v", "srgb.v", "--interpretation", "srgb")
+        vips("jpegsave", "srgb.v", "photo.jpg", "--Q", 90)
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        shutil.move(os.path.join(work, "photo.jpg"), args.out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"prepare.py: {args.out}: {w}x{h} JPEG, {os.path.getsize(args.out):,} bytes", file=sys.stderr)
+
+
+def put_picture(url, token, body):
+    """PUT /v1/users/me/avatar; answers (status, seconds, the parsed answer or its text)."""
+    req = urllib.request.Request(f"{url}/v1/users/me/avatar", data=body, method="PUT")
+    req.add_header("Content-Type", "image/jpeg")
+    req.add_header("Authorization", f"Bearer {token}")
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(req, timeout=120) as resp:
+            answer = json.loads(resp.read())
+            return resp.status, time.monotonic() - started, answer
+    except urllib.error.HTTPError as e:
+        return e.code, time.monotonic() - started, e.read().decode(errors="replace")
+
+
+def vmhwm_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(line.split()[1] for line in f if line.startswith("VmHWM")))
+
+
+def cpu_s(pid):
+    """User and system CPU seconds of the process so far (all its threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def upload_time(args):
+    body = open(args.photo, "rb").read()
+    token = open(os.path.join(args.state, "tokens.txt")).read().split()[0]
+    cold = vmhwm_kb(args.pid)
+    if args.warm_up:
+        status, _, answer = put_picture(args.url, token, open(args.warm_up, "rb").read())
+        if status != 200:
+            fail(f"PUT /v1/users/me/avatar of {args.warm_up} answered {status}: {answer}")
+    before, cpu_before = vmhwm_kb(args.pid), cpu_s(args.pid)
+    times, after_first = [], None
+    for i in range(args.n):
+        status, seconds, answer = put_picture(args.url, token, body)
+        if status != 200:
+            fail(f"PUT /v1/users/me/avatar answered {status}: {answer}")
+        times.append(seconds)
+        if i == 0:
+            after_first = vmhwm_kb(args.pid)
+    after, cpu = vmhwm_kb(args.pid), (cpu_s(args.pid) - cpu_before) / args.n
+    median = statistics.median(times)
+    with open(os.path.join(args.state, "upload_time.json"), "w") as f:
+        json.dump({"median_s": median, "samples_s": times, "photo_bytes": len(body), "server_cpu_s_per_upload": cpu,
+                   "warm_up": os.path.basename(args.warm_up) if args.warm_up else None, "vmhwm_cold_kb": cold,
+                   "vmhwm_before_kb": before, "vmhwm_after_first_kb": after_first, "vmhwm_after_kb": after}, f)
+    print(f"prepare.py: {args.n} uploads of {len(body):,} bytes: median {median * 1000:.0f} ms "
+          f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}), server CPU {cpu * 1000:.0f} ms each; "
+          f"server VmHWM {cold / 1024:.1f} MiB at first"
+          + (f", {before / 1024:.1f} after the warm-up, " if args.warm_up else ", ") +
+          f"{after_first / 1024:.1f} after the first, {after / 1024:.1f} after the last", file=sys.stderr)
+    print(f"{median:.6f}")
+
+
+def pictures(args):
+    body = open(args.photo, "rb").read()
+    tokens = open(os.path.join(args.state, "tokens.txt")).read().split()
+    if len(tokens) < args.users + args.uploaders:
+        fail(f"{len(tokens)} tokens, {args.users} + {args.uploaders} wanted")
+
+    def upload(token):
+        status, _, answer = put_picture(args.url, token, body)
+        if status != 200:
+            fail(f"PUT /v1/users/me/avatar answered {status}: {answer}")
+        return [answer[k].rsplit("/", 1)[1] for k in ("avatarUrl", "avatarThumbnailUrl")]
+
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        names = list(pool.map(upload, tokens[:args.users]))
+    print(f"prepare.py: {len(names)} pictures uploaded in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    write_lines(os.path.join(args.state, "avatars.txt"), [" ".join(pair) for pair in names])
+    write_lines(os.path.join(args.state, "uploaders.txt"), tokens[-args.uploaders:])
+
+
 UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}
 
 
@@ -289,8 +428,23 @@ def main():
     p.add_argument("db"), p.add_argument("label")
     p = sub.add_parser("wrk")
     p.add_argument("file")
+    p = sub.add_parser("photo")
+    p.add_argument("out")
+    p.add_argument("--width", type=int, default=4000)
+    p.add_argument("--height", type=int, default=3000)
+    p.add_argument("--seed", type=int, default=1)
+    p = sub.add_parser("upload-time")
+    p.add_argument("url"), p.add_argument("state"), p.add_argument("photo")
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("-n", type=int, default=7)
+    p.add_argument("--warm-up")
+    p = sub.add_parser("pictures")
+    p.add_argument("url"), p.add_argument("state"), p.add_argument("photo")
+    p.add_argument("--users", type=int, default=100)
+    p.add_argument("--uploaders", type=int, default=4)
     args = ap.parse_args()
-    {"setup": setup, "login-time": login_time, "counters": counters, "drain": drain, "wrk": parse_wrk}[args.command](args)
+    {"setup": setup, "login-time": login_time, "counters": counters, "drain": drain, "wrk": parse_wrk,
+     "photo": photo, "upload-time": upload_time, "pictures": pictures}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,11 @@ import statistics
 import sys
 
 READS = ["video-by-id", "home-first", "home-deep", "news", "rally-top"]
-ORDER = ["nginx"] + READS + ["like-unlike", "comment", "login", "mix", "search", "me", "me-during-search", "search-paced", "search-light"]
+ORDER = ["nginx"] + READS + ["like-unlike", "comment", "login", "mix", "search", "me", "me-during-search", "search-paced", "search-light",
+                             "avatar", "avatar-thumb", "video-by-id-during-uploads", "uploads"]
+# Issue 29: the renditions as fast as a video by id, and the reads unharmed by uploads.
+AVATARS = ["avatar", "avatar-thumb"]
+READ_P99_DURING_UPLOADS_MS = 20
 SHARE_TARGETS = {"video-by-id": 0.30, "home-first": 0.08, "news": 0.08, "rally-top": 0.08}  # page 50: the ratio
 # Issue 15's targets (they raised issue 4's 3,000 likes and 2,000 comments per second).
 WRITES = ["like-unlike", "comment", "mix"]
@@ -38,7 +42,26 @@ DESCRIPTIONS = {
     "me-during-search": "GET /v1/users/me while 6 clients search once a second",
     "search-paced": "those 6 clients' searches (1/s each, beside me-during-search)",
     "search-light": "the search scenario at 32 clients searching once a second each",
+    "avatar": "GET /media/avatars/{name}, 400 px (no session, from the picture cache)",
+    "avatar-thumb": "GET /media/avatars/{name}, 100 px (no session, from the picture cache)",
+    "video-by-id-during-uploads": "GET /v1/videos/{id} while 4 clients upload 12 MP photos",
+    "uploads": "those 4 clients' PUT /v1/users/me/avatar (12 MP JPEG, beside video-by-id-during-uploads)",
 }
+
+
+def statuses(folder, scale, setup, name):
+    """{status: count} over the runs of a scenario whose wrk script prints a `Statuses:` line."""
+    total = {}
+    raw = os.path.join(folder, "raw")
+    prefix = f"{scale}-{setup}-{name}-"
+    for file in sorted(os.listdir(raw)) if os.path.isdir(raw) else []:
+        if file.startswith(prefix) and file[len(prefix):-4].isdigit():
+            for line in open(os.path.join(raw, file)):
+                if line.startswith("Statuses:"):
+                    for part in line.split()[1:]:
+                        status, n = part.split("=")
+                        total[status] = total.get(status, 0) + int(n)
+    return total
 
 
 SETUPS = ["sqlite", "postgres", "postgres-2"]
@@ -162,6 +185,7 @@ def setup_section(out, folder, med, outbox, scale, setup, label, seconds=None):
     counters = load(folder, f"{k}-counters.json")
     login = load(folder, f"{k}-login-time.json")
     server = load(folder, f"{k}-server.json", {})
+    upload = load(folder, f"{k}-upload-time.json")
     m_of = lambda name: med.get((scale, setup, name))
     nginx = (m_of("nginx") or {}).get("rps")
     out.append(f"### {scale}" + ("" if label == scale else f", {SETUP_TITLES[setup]}") + "\n")
@@ -179,6 +203,18 @@ def setup_section(out, folder, med, outbox, scale, setup, label, seconds=None):
         bits.append(f"outbox backlog (feed and notify lanes) after a write scenario at most {max(int(r['backlog']) for r in drains):,} jobs, "
                     f"drained in at most {max(float(r['drain_s']) for r in drains)} s"
                     + (f" (**{left:,} jobs never drained**)" if left else ""))
+    if upload:
+        mib = lambda kb: kb / 1024
+        samples = upload["samples_s"]
+        cpu = upload.get("server_cpu_s_per_upload")
+        before, first, last = upload["vmhwm_before_kb"], upload["vmhwm_after_first_kb"], upload["vmhwm_after_kb"]
+        bits.append(f"one upload of a {upload['photo_bytes'] / 2**20:.1f} MiB 12 MP JPEG: median {1000 * upload['median_s']:.0f} ms "
+                    f"of {len(samples)} in a row ({1000 * min(samples):.0f} to {1000 * max(samples):.0f} ms"
+                    + (f", server CPU {1000 * cpu:.0f} ms each" if cpu is not None else "") + "), "
+                    + (f"server VmHWM {mib(upload['vmhwm_cold_kb']):.1f} MiB at first, {mib(before):.1f} MiB after a "
+                       f"{upload['warm_up']} upload (libvips's start), " if upload.get("warm_up") else f"server VmHWM {mib(before):.1f} MiB before, ")
+                    + f"{mib(first):.1f} MiB after the first (+{mib(first - before):.1f}), "
+                    f"{mib(last):.1f} MiB after the last (+{mib(last - before):.1f})")
     if counters:
         bits.append("counters exact after the writes" if counters["ok"] else
                     f"**counters drift**: {counters['videos_drifting']} videos, {counters['users_drifting']} users")
@@ -196,6 +232,11 @@ def setup_section(out, folder, med, outbox, scale, setup, label, seconds=None):
             notes.append(f"**{m['bad']} non-2xx/socket errors of {m['requests']}**")
         if name == "like-unlike":
             notes.append("each PUT or DELETE counts as one write")
+        if name == "uploads":
+            counts = statuses(folder, scale, setup, name)
+            if counts:
+                notes.append("answers: " + ", ".join(f"{n:,} x {status}" for status, n in sorted(counts.items()))
+                             + f" ({counts.get('503', 0):,} x 503)")
         out.append(f"| {DESCRIPTIONS.get(name, name)} | {fmt(m['rps'])} | {fmt(m['p50'], 2)} | {fmt(m['p99'], 2)} | "
                    f"{pct(share) if name != 'nginx' else '100%'} | {'; '.join(notes)} |")
     out.append("")
@@ -218,6 +259,19 @@ def setup_section(out, folder, med, outbox, scale, setup, label, seconds=None):
         m = m_of(name)
         if m:
             targets.append((label, f"{name} p99 <= 20 ms", f"{m['p99']:.2f} ms", m["p99"] <= 20 and not m["bad"]))
+    video = m_of("video-by-id")
+    for name in AVATARS:
+        m = m_of(name)
+        if m and video and nginx:
+            targets.append((label, f"{name} share of nginx >= video-by-id's", f"{pct(m['rps'] / nginx)} against {pct(video['rps'] / nginx)}",
+                            m["rps"] >= video["rps"] and not m["bad"]))
+        if m:
+            targets.append((label, f"{name} p99 <= 20 ms", f"{m['p99']:.2f} ms", m["p99"] <= 20 and not m["bad"]))
+    during = m_of("video-by-id-during-uploads")
+    if during:
+        alone_text = f" (alone {video['p99']:.2f} ms)" if video else ""
+        targets.append((label, f"video-by-id p99 while 4 clients upload <= {READ_P99_DURING_UPLOADS_MS} ms",
+                        f"{during['p99']:.2f} ms{alone_text}", during["p99"] <= READ_P99_DURING_UPLOADS_MS and not during["bad"]))
     alone, during = m_of("me"), m_of("me-during-search")
     if alone and during:
         targets.append((label, "/v1/users/me p99 during searches <= 20 ms", f"{during['p99']:.2f} ms (alone {alone['p99']:.2f} ms)",

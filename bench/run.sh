@@ -31,6 +31,13 @@
 #   BENCH_BINARY=/path/to/pacenote       run that binary instead of building this checkout
 #   BENCH_SHAPE=social                   the social-shaped dataset (generate.py --shape social),
 #                                        reported as "<scale>-social"; default: the plain shape
+#
+# The profile-picture scenarios (issue 29: avatar, avatar-thumb, video-by-id-during-uploads)
+# need a photo: prepare.py photo draws a 12-megapixel JPEG into bench/data once (with `vips`,
+# Debian's libvips-tools, installed here when they are selected). Before the scenarios, one
+# server's upload is timed (prepare.py upload-time: 7 in a row, the server's VmHWM around
+# them) and 100 users get that picture (prepare.py pictures), whose renditions the avatar
+# scenarios read; video-by-id-during-uploads runs four upload loops (uploads.lua) beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -45,7 +52,7 @@ case $which in
 esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "runs must be a positive integer, not '$runs'"
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "seconds must be a positive integer, not '$seconds'"
-all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix search search-light me me-during-search"
+all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix search search-light me me-during-search avatar avatar-thumb video-by-id-during-uploads"
 scenarios=${BENCH_SCENARIOS:-$all_scenarios}
 for s in $scenarios; do [ -f "bench/scenarios/$s.lua" ] || die "unknown scenario '$s'"; done
 shape=${BENCH_SHAPE:-plain}
@@ -71,7 +78,15 @@ if [[ " $setups " == *" postgres"* ]] && [ -z "${BENCH_POSTGRES_URL:-}" ]; then
     pin_postgres "$BENCH_POSTGRES_URL"
 fi
 
-scripts/deps wrk nginx-light time
+# The profile-picture scenarios upload a photo drawn at bench time (prepare.py photo, with
+# Debian's `vips`), kept in bench/data like the datasets.
+pictures=
+for s in $scenarios; do
+    case $s in avatar | avatar-thumb | video-by-id-during-uploads) pictures=1 ;; esac
+done
+photo=$PWD/bench/data/photo-4000x3000.jpg
+small_photo=$PWD/bench/data/photo-640x480.jpg
+scripts/deps wrk nginx-light time ${pictures:+libvips-tools}
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
 for tool in wrk "$nginx" taskset curl python3 swift /usr/bin/time; do
     command -v "$tool" >/dev/null || die "$tool is missing"
@@ -86,10 +101,12 @@ SERVER_PIDS=()
 NGINX_PID=
 BALANCER_PID=
 SEARCHERS_PID=
+UPLOADERS_PID=
 DATABASES=()
 cleanup() {
     local status=$?
     stop_pid "$SEARCHERS_PID"
+    stop_pid "$UPLOADERS_PID"
     stop_servers
     stop_pid "$BALANCER_PID"
     stop_pid "$NGINX_PID"
@@ -121,6 +138,16 @@ json.dump({"command": sys.argv[2], "commit": commit, "runs": int(sys.argv[3]), "
 PY
 
 build_release "$work/build.log"
+
+if [ -n "$pictures" ] && [ ! -f "$photo" ]; then
+    note "drawing the 12-megapixel photo the uploads send into $photo"
+    python3 bench/prepare.py photo "$photo.tmp.jpg" && mv "$photo.tmp.jpg" "$photo" || die "prepare.py photo failed"
+fi
+if [ -n "$pictures" ] && [ ! -f "$small_photo" ]; then
+    python3 bench/prepare.py photo "$small_photo.tmp.jpg" --width 640 --height 480 && mv "$small_photo.tmp.jpg" "$small_photo" \
+        || die "prepare.py photo failed"
+fi
+export BENCH_PHOTO=$photo
 
 # nginx, the ceiling: one worker on CPU 0, up for the whole run (idle while the server is measured).
 nginx_port=$(free_port)
@@ -304,6 +331,18 @@ for size in "${scales[@]}"; do
         login_s=$(python3 bench/prepare.py login-time "http://127.0.0.1:$port" "$state" -n 20) || die "login timing failed"
         cp "$state/login_time.json" "$results/$key-login-time.json"
         note "one login takes $(python3 -c "print(round($login_s * 1000, 1))") ms (median of 20, sequential)"
+        if [ -n "$pictures" ]; then
+            # Issue 29: one upload's wall time and the server's peak memory around it (VmHWM of a
+            # server that has served only the logins and one 640 x 480 upload so far, which
+            # starts libvips; the client on wrk's CPU), then pictures for 100 users, whose
+            # renditions the avatar scenarios read.
+            [ "$setup" != postgres-2 ] || die "the picture scenarios run on one server (sqlite or postgres), not postgres-2"
+            taskset -c 1 python3 bench/prepare.py upload-time "http://127.0.0.1:$port" "$state" "$photo" --pid "$SERVER_PID" -n 7 \
+                --warm-up "$small_photo" >/dev/null || die "upload timing failed"
+            cp "$state/upload_time.json" "$results/$key-upload-time.json"
+            python3 bench/prepare.py pictures "http://127.0.0.1:$port" "$state" "$photo" --users 100 --uploaders 4 \
+                || die "uploading the pictures failed"
+        fi
 
         for run in $(seq "$runs"); do
             measure "$scale" "$setup" nginx video-by-id "$nginx_port" "$run"
@@ -316,7 +355,20 @@ for size in "${scales[@]}"; do
                     SEARCHERS_PID=$!
                     sleep 1
                 fi
+                if [ "$s" = video-by-id-during-uploads ]; then
+                    # Four clients uploading the 12 MP photo again and again (issue 29's load),
+                    # on wrk's CPU like the searchers above: each waits for its answer, then sends again.
+                    taskset -c 1 wrk -t1 -c4 -d"$((seconds + 2))s" --latency --timeout 30s -s bench/scenarios/uploads.lua \
+                        "http://127.0.0.1:$port" >"$results/raw/$scale-$setup-uploads-$run.txt" 2>&1 &
+                    UPLOADERS_PID=$!
+                    sleep 1
+                fi
                 measure "$scale" "$setup" "$s" "$s" "$port" "$run"
+                if [ -n "$UPLOADERS_PID" ]; then
+                    wait "$UPLOADERS_PID" || { cat "$results/raw/$scale-$setup-uploads-$run.txt" >&2; die "the background uploads failed"; }
+                    UPLOADERS_PID=
+                    record "$scale" "$setup" uploads "$run" "$results/raw/$scale-$setup-uploads-$run.txt"
+                fi
                 if [ -n "$SEARCHERS_PID" ]; then
                     wait "$SEARCHERS_PID" || { cat "$results/raw/$scale-$setup-search-paced-$run.txt" >&2; die "the background searches failed"; }
                     SEARCHERS_PID=
