@@ -13,6 +13,10 @@ public final class Accounts: Sendable {
         public var bcryptCost: Int = 10
         /// Sessions last this long and are extended on use once half of it has passed.
         public var sessionLifetimeMillis: Int64 = 365 * 24 * 3_600 * 1_000
+        /// How stale a session's recorded last use (`sessions.last_used_at`) may get before a
+        /// look-up writes it again: a day, so an active session costs one write a day (a read
+        /// on a serving thread waits for that write), and an export's `lastUsedAt` is exact to a day.
+        public var sessionTouchMillis: Int64 = 24 * 3_600 * 1_000
         public var lockout = LoginThrottle.Policy()
         /// How long a resolved session may be reused without a lookup (0: never). Changes made
         /// through this process apply at once regardless; other processes' within this time.
@@ -247,9 +251,12 @@ public final class Accounts: Sendable {
             throw AuthError.invalidSession
         }
         // Extend on use once half the lifetime has passed: one write per session per half-life.
-        if session.expiresAt - now < configuration.sessionLifetimeMillis / 2 {
+        // The last use (an export lists it) is written with it, and on its own at most once per
+        // `sessionTouchMillis`: a write per session a day, never one per request.
+        let extend = session.expiresAt - now < configuration.sessionLifetimeMillis / 2
+        if extend || now - session.lastUsedAt >= configuration.sessionTouchMillis {
             try database.write { connection in
-                try sessions.extend(tokenKey: key, until: now + configuration.sessionLifetimeMillis, on: connection)
+                try sessions.touch(tokenKey: key, now: now, extendingUntil: extend ? now + configuration.sessionLifetimeMillis : nil, on: connection)
             }
         }
         let identity = Identity(userID: session.userID, userSeq: session.userSeq, role: role, sessionKey: key)

@@ -4,24 +4,31 @@ import Storage
 struct SessionStore: Sendable {
     func insert(tokenKey: String, userID: String, now: Int64, expiresAt: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("""
-            INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
-            VALUES (\(tokenKey), \(userID), \(now), \(expiresAt))
+            INSERT INTO sessions (token_hash, user_id, created_at, expires_at, last_used_at)
+            VALUES (\(tokenKey), \(userID), \(now), \(expiresAt), \(now))
             """)
     }
 
-    /// The session's user, role and expiry, if the session exists.
-    func lookup(tokenKey: String, on connection: any DatabaseConnection) throws -> (userID: String, userSeq: Int64, role: String, expiresAt: Int64, banned: Bool)? {
+    /// The session's user, role, expiry and last use, if the session exists.
+    func lookup(tokenKey: String, on connection: any DatabaseConnection) throws
+        -> (userID: String, userSeq: Int64, role: String, expiresAt: Int64, lastUsedAt: Int64, banned: Bool)? {
         guard let row = try connection.fetchOne("""
-            SELECT s.user_id, u.seq, s.expires_at, u.role, u.banned_at
+            SELECT s.user_id, u.seq, s.expires_at, s.last_used_at, u.role, u.banned_at
             FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.token_hash = \(tokenKey)
             """) else { return nil }
         let bannedAt: Int64? = try row.decode("banned_at")
-        return (try row.decode("user_id"), try row.decode("seq"), try row.decode("role"), try row.decode("expires_at"), bannedAt != nil)
+        return (try row.decode("user_id"), try row.decode("seq"), try row.decode("role"), try row.decode("expires_at"),
+                try row.decode("last_used_at"), bannedAt != nil)
     }
 
-    func extend(tokenKey: String, until expiresAt: Int64, on connection: any DatabaseConnection) throws {
-        try connection.execute("UPDATE sessions SET expires_at = \(expiresAt) WHERE token_hash = \(tokenKey)")
+    /// Records a use of the session at `now` and, when given, its new expiry.
+    func touch(tokenKey: String, now: Int64, extendingUntil expiresAt: Int64?, on connection: any DatabaseConnection) throws {
+        if let expiresAt {
+            try connection.execute("UPDATE sessions SET expires_at = \(expiresAt), last_used_at = \(now) WHERE token_hash = \(tokenKey)")
+        } else {
+            try connection.execute("UPDATE sessions SET last_used_at = \(now) WHERE token_hash = \(tokenKey)")
+        }
     }
 
     func delete(tokenKey: String, on connection: any DatabaseConnection) throws {

@@ -58,6 +58,8 @@ public struct Response: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// A body made while it is sent (`Response.streamed`); when set, `body` is not sent.
+    public var stream: ResponseStream?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -23,5 +23,6 @@ public enum PostgresMigrationFiles {
         ("0015_notifications_read_by_prefix", PackageResources._015_notifications_read_by_prefix_sql),
         ("0016_videos_count_visible", PackageResources._016_videos_count_visible_sql),
         ("0017_profile_pictures", PackageResources._017_profile_pictures_sql),
+        ("0018_account_exports", PackageResources._018_account_exports_sql),
     ]
 }

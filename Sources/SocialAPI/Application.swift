@@ -241,6 +241,7 @@ public final class Application: Sendable {
                       pictureCache: pictureCache).register(on: router)
         PictureRoutes(pictures: pictures, users: userReads, cache: pictureCache, clock: clock).register(on: router)
         AccountRecoveryRoutes(accounts: accounts, mail: mail, limits: limits).register(on: router)
+        ExportRoutes(accounts: accounts, database: database, clock: clock).register(on: router)
         AccountPageRoutes().register(on: router)
         UserRoutes(users: userReads, videos: videoReads, codec: cursors, social: social).register(on: router)
         RallyRoutes(videos: videoReads, codec: cursors, rallies: rallies).register(on: router)

@@ -1,7 +1,13 @@
 import Auth
 import SocialAPI
+import Telemetry
 
-/// `pacenote user create …`, `pacenote user role USERNAME ROLE` and `pacenote user reset-link USERNAME`.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pacenote user create …`, `pacenote user role USERNAME ROLE`, `pacenote user reset-link USERNAME`
+/// and `pacenote user export USERNAME`.
 enum UserCommand {
     static let createSpec = CommandSpec(
         synopsis: "user create --username U --email E --password P [--role user|moderator|admin]",
@@ -25,12 +31,18 @@ enum UserCommand {
             + "It replaces any earlier reset link of the account.",
         flags: [.init("public-url", "URL", "the server's public address, such as https://pacenote.example.com")] + CommonOptions.flags
     )
+    static let exportSpec = CommandSpec(
+        synopsis: "user export USERNAME [--public-url URL]",
+        summary: "Writes the account's personal data to standard output as JSON, as GET /v1/users/me/export does "
+            + "(also for a banned account, and without its one-a-day limit), streamed a page at a time.",
+        flags: [.init("public-url", "URL", "the base of pictures' URLs, as serve --public-url makes them (paths without it)")] + CommonOptions.flags
+    )
     static let spec = CommandSpec(
-        synopsis: "user COMMAND", summary: "Manages accounts.", flags: [], subcommands: [createSpec, roleSpec, resetLinkSpec]
+        synopsis: "user COMMAND", summary: "Manages accounts.", flags: [], subcommands: [createSpec, roleSpec, resetLinkSpec, exportSpec]
     )
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        guard let action = arguments.first else { throw Options.UsageError(description: "user needs create, role or reset-link") }
+        guard let action = arguments.first else { throw Options.UsageError(description: "user needs create, role, reset-link or export") }
         let rest = Array(arguments.dropFirst())
         switch action {
         case "--help", "-h":
@@ -71,6 +83,19 @@ enum UserCommand {
             defer { application.close() }
             print(try application.resetLink(username: options.positional[0], publicURL: publicURL))
             return 0
+        case "export":
+            let options = try Options(rest, spec: exportSpec)
+            guard options.positional.count == 1 else { throw Options.UsageError(description: "user export takes USERNAME") }
+            let publicURL = try MailOptions.publicURL(options)
+            return try CommandDatabase.with(options) { database in
+                guard var export = try AccountExport.ofUser(username: options.positional[0], database: database, now: SystemClock().nowMillis(),
+                                                             publicURL: publicURL) else {
+                    FileOutput.standardError("no account has the username \(options.positional[0])\n")
+                    return 1
+                }
+                try export.write { part in try FileOutput.standardOutput(part) }
+                return 0
+            }
         default:
             throw Options.UsageError(description: "unknown user action \(action)")
         }
@@ -79,5 +104,34 @@ enum UserCommand {
     private static func parseRole(_ name: String) throws -> Role {
         guard let role = Role(rawValue: name) else { throw Options.UsageError(description: "a role is user, moderator or admin") }
         return role
+    }
+}
+
+/// Writes to the process's standard streams with write(2), whole: the export goes out part by
+/// part, never gathered in memory (print would buffer it in Foundation's stdout as well).
+enum FileOutput {
+    struct WriteFailed: Error, CustomStringConvertible {
+        let errno: Int32
+        var description: String { "cannot write to standard output (errno \(errno))" }
+    }
+
+    static func standardOutput(_ bytes: [UInt8]) throws {
+        try write(bytes, to: STDOUT_FILENO)
+    }
+
+    static func standardError(_ text: String) {
+        try? write(Array(text.utf8), to: STDERR_FILENO)
+    }
+
+    private static func write(_ bytes: [UInt8], to fd: Int32) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw WriteFailed(errno: errno)
+            }
+            offset += written
+        }
     }
 }

@@ -13,9 +13,10 @@ final class CommandHelpTests: XCTestCase {
         let cases: [(command: [String], mustList: [String])] = [
             (["serve"], ["--listen", "--public-read", "--bcrypt-cost", "--session-lifetime", "--fanout-sync-limit", "--data-dir", "--outbox-workers"]),
             (["migrate"], ["--data-dir", "--database"]),
-            (["user"], ["user create", "user role"]),
+            (["user"], ["user create", "user role", "user export"]),
             (["user", "create"], ["--username", "--email", "--password", "--role", "--data-dir"]),
             (["user", "role"], ["USERNAME ROLE", "--data-dir"]),
+            (["user", "export"], ["USERNAME", "--public-url", "--data-dir", "--database"]),
             (["backup"], ["FILE", "--data-dir"]),
             (["import-parse"], ["DIR", "--files", "--batch-size", "--following-depth", "--data-dir"]),
         ]

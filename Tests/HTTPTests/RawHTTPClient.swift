@@ -83,11 +83,44 @@ final class RawHTTPClient {
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         var reply = Reply(status: status, headers: headers, body: [])
+        if !head, reply.header("Transfer-Encoding")?.lowercased() == "chunked" {
+            reply.body = try readChunkedBody()
+            return reply
+        }
         let length = head ? 0 : Int(reply.header("Content-Length") ?? "0") ?? 0
         while pending.count < length { try fill() }
         reply.body = Array(pending[0..<length])
         pending.removeFirst(length)
         return reply
+    }
+
+    /// A chunked body up to its last chunk (no trailers expected); throws "connection closed"
+    /// when the connection ends first, as it does for a streamed response cut short.
+    func readChunkedBody() throws -> [UInt8] {
+        var body: [UInt8] = []
+        let crlf: [UInt8] = [13, 10]
+        while true {
+            var lineEnd: Int?
+            while lineEnd == nil {
+                if let r = pending.firstRange(of: crlf) { lineEnd = r.lowerBound } else { try fill() }
+            }
+            let sizeText = String(decoding: pending[0..<lineEnd!], as: UTF8.self).split(separator: ";")[0]
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+                throw ClientError(description: "bad chunk size \(sizeText)")
+            }
+            pending.removeFirst(lineEnd! + 2)
+            while pending.count < size + 2 { try fill() }
+            body += pending[0..<size]
+            pending.removeFirst(size + 2)
+            if size == 0 { return body }
+        }
+    }
+
+    /// Reads whatever arrives until at least `count` bytes (head included) have come since the
+    /// connection opened, for a client that stops reading part-way.
+    func readRaw(atLeast count: Int) throws -> [UInt8] {
+        while pending.count < count { try fill() }
+        return pending
     }
 
     /// Sends one request and reads its reply.

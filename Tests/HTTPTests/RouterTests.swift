@@ -200,6 +200,25 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(responder.routes.count, 8)
     }
 
+    /// A pooled GET with a literal path (the data export) is found by its path alone; every
+    /// other GET is answered on its serving thread without a second match; HEAD goes where its
+    /// GET goes; a pooled route with parameters still matches as before.
+    func testPooledLiteralPathsAndHead() {
+        let router = RouterBuilder<String>()
+        router.get("/v1/users/me/export", policy: .public(pool: .blocking)) { _, _ in .noContent() }
+        router.get("/v1/users/{id}", policy: .public) { _, _ in .noContent() }
+        router.delete("/v1/users/{id}", policy: .public(pool: .blocking)) { _, _ in .noContent() }
+        let responder = router.build()
+        XCTAssertEqual(responder.pooledLiteralPaths, ["GET": ["/v1/users/me/export"]])
+        XCTAssertEqual(responder.workerPool(for: Request(method: "GET", path: "/v1/users/me/export")), .blocking)
+        XCTAssertEqual(responder.workerPool(for: Request(method: "GET", path: "/v1/users/me/export/")), .blocking)
+        XCTAssertEqual(responder.workerPool(for: Request(method: "HEAD", path: "/v1/users/me/export")), .blocking)
+        XCTAssertNil(responder.workerPool(for: Request(method: "GET", path: "/v1/users/me")))
+        XCTAssertNil(responder.workerPool(for: Request(method: "GET", path: "/v1/users/me/exports")))
+        XCTAssertNil(responder.workerPool(for: Request(method: "HEAD", path: "/v1/users/x")))
+        XCTAssertEqual(responder.workerPool(for: Request(method: "DELETE", path: "/v1/users/x")), .blocking)
+    }
+
     /// Each matched route's policy reaches the middleware as registered (a HEAD answered by a GET
     /// route gets that route's), and nothing else: middleware never decide from route names.
     func testTheMatchedRoutesPolicyIsInTheContext() {

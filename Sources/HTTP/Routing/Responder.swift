@@ -29,6 +29,10 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     /// Methods of the routes whose policy names a pool: any other request is
     /// answered on its serving thread without matching its route a second time.
     let pooledMethods: Set<String>
+    /// Of `pooledMethods`, those whose every pooled route is a literal path (the export's
+    /// `GET /v1/users/me/export`), with those paths: any other path of the method is answered
+    /// on its serving thread without a match (every GET paid a second match otherwise).
+    let pooledLiteralPaths: [String: Set<String>]
     /// Methods of the routes with a body limit of their own, likewise.
     let ownLimitMethods: Set<String>
 
@@ -40,6 +44,13 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         self.logger = logger
         pooledMethods = Set(routes.filter { $0.policy.pool != nil }.map(\.method))
         ownLimitMethods = Set(routes.filter { $0.policy.maxBodyBytes != nil }.map(\.method))
+        var literal: [String: Set<String>] = [:]
+        for method in pooledMethods {
+            let pooled = routes.filter { $0.method == method && $0.policy.pool != nil }
+            guard pooled.allSatisfy({ $0.parameterNames.isEmpty }) else { continue }
+            literal[method] = Set(pooled.map { "/" + splitPath($0.pattern).joined(separator: "/") })
+        }
+        pooledLiteralPaths = literal
         root = RouteNode.build(routes.enumerated().map { (index: $0.offset, method: $0.element.method, segments: $0.element.segments) })
         // Every error, wherever it is thrown (a handler or a middleware), becomes its response
         // right where it escapes, through the one mapper: so each middleware's `next` returns the
@@ -102,8 +113,16 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     }
 
     public func workerPool(for request: Request) -> WorkerPool? {
-        guard pooledMethods.contains(request.method),
-              case .found(let index, _) = match(method: request.method, path: request.path) else { return nil }
+        // HEAD runs as its GET does (`match`), on the same pool.
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard pooledMethods.contains(method) else { return nil }
+        if let paths = pooledLiteralPaths[method] {
+            // The path as `splitPath` reads it: one trailing slash is the same path.
+            var path = Substring(request.path)
+            if path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+            guard paths.contains(String(path)) else { return nil }
+        }
+        guard case .found(let index, _) = match(method: request.method, path: request.path) else { return nil }
         return routeTable[index].policy.pool
     }
 
@@ -129,7 +148,14 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
             response = APIError.methodNotAllowed(allowed: allowed).response
         }
         response.headers.append(("X-Request-Id", requestID))
-        if request.method == "HEAD" { response.body = [] }
+        if request.method == "HEAD" {
+            response.body = []
+            // Nothing of a streamed body is made for HEAD; its producer learns it was not sent.
+            if var producer = response.stream?.producer {
+                producer.finish(.abandoned)
+                response.stream = nil
+            }
+        }
         return response
     }
 }

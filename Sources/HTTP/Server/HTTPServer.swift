@@ -176,6 +176,8 @@ final class ServerCore: Sendable {
     let deadlines: HeadDeadlines
     /// Warnings a client can cause once per connection, at most one line per second per kind.
     let floodLog: RateLimitedLog
+    /// Streamed responses by how they ended (`StreamedBody`).
+    let streams: StreamCounters
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, logger: Logger, metrics: MetricsRegistry) {
         self.configuration = configuration
@@ -197,6 +199,7 @@ final class ServerCore: Sendable {
             "pacenote_http_header_timeouts_total", help: "Connections closed because their request head was not complete in time.")
         let floodLog = RateLimitedLog(logger: logger)
         self.floodLog = floodLog
+        streams = StreamCounters(metrics: metrics)
         deadlines = HeadDeadlines(timeoutMillis: configuration.headerTimeoutMillis) { neverServed, idle in
             // An idle kept-alive connection closed is ordinary housekeeping, not worth a warning.
             if idle > 0 { logger.debug("idle kept-alive connections closed", ["closed": String(idle)]) }

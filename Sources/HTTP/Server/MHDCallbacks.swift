@@ -317,12 +317,17 @@ extension ServerCore {
     }
 
     func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
-        let created = response.body.withUnsafeBytes { bytes in
-            // MUST_COPY: MHD copies the bytes, so the Swift array may go away at once.
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        let created: OpaquePointer?
+        if let stream = response.stream {
+            created = streamedResponse(stream, on: connection, requestID: response.header("X-Request-Id") ?? "")
+        } else {
+            created = response.body.withUnsafeBytes { bytes in
+                // MUST_COPY: MHD copies the bytes, so the Swift array may go away at once.
+                MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
         guard let mhdResponse = created else {
-            logger.error("cannot build response", ["function": "MHD_create_response_from_buffer"])
+            logger.error("cannot build response", ["function": response.stream == nil ? "MHD_create_response_from_buffer" : "MHD_create_response_from_callback"])
             return .NO
         }
         defer { MHD_destroy_response(mhdResponse) }
@@ -341,5 +346,28 @@ extension ServerCore {
             logger.error("cannot queue response", ["function": error.function, "status": String(response.status)])
             return .NO
         }
+    }
+}
+
+extension ServerCore {
+    /// The block size MHD is given for a streamed response: advisory, and in chunked encoding
+    /// (every HTTP/1.1 client) MHD reads into the connection's own write buffer, a part of its
+    /// memory pool (`maxHeaderBytes` x 4), instead.
+    static let streamBlockBytes = 32 * 1024
+
+    /// An MHD response of unknown size whose body `stream` makes (`StreamedBody`); MHD sends it
+    /// chunked. Nil when MHD cannot make one (the producer is then told it was abandoned).
+    func streamedResponse(_ stream: ResponseStream, on connection: OpaquePointer, requestID: String) -> OpaquePointer? {
+        let body = StreamedBody(producer: stream.producer, connection: connection, core: self, requestID: requestID)
+        // Unmanaged: retained for MHD, released exactly once in mhdStreamFree, which MHD calls when
+        // the response is destroyed (after the connection's last read of it, or at once when
+        // queueing fails and `queue` destroys it).
+        let context = Unmanaged.passRetained(body).toOpaque()
+        guard let created = MHD_create_response_from_callback(UInt64.max,  // MHD_SIZE_UNKNOWN
+                                                               Self.streamBlockBytes, mhdStreamReader, context, mhdStreamFree) else {
+            Unmanaged<StreamedBody>.fromOpaque(context).takeRetainedValue().finish()
+            return nil
+        }
+        return created
     }
 }

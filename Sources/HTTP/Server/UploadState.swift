@@ -133,7 +133,7 @@ struct UploadState {
 
 extension Response: Equatable {
     public static func == (lhs: Response, rhs: Response) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body
+        lhs.status == rhs.status && lhs.body == rhs.body && (lhs.stream == nil) == (rhs.stream == nil)
             && lhs.headers.map { [$0.0, $0.1] } == rhs.headers.map { [$0.0, $0.1] }
     }
 }

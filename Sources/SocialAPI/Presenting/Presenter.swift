@@ -266,6 +266,12 @@ extension Presenter {
 
     /// The columns of `JoinedUser.profile`.
     private static let userColumnCount = 9
+
+    /// The public fields of the user joined as `fu` (the actor of a row) or `tu` (its target),
+    /// in the order `writeUser(_:callerID: nil, to:)` reads them: for the export, whose other
+    /// users are public objects without `isFollowing`.
+    static let actorProfileColumns: SQL = JoinedUser.from.profile
+    static let targetProfileColumns: SQL = JoinedUser.to.profile
 }
 
 private extension Role {
