@@ -272,16 +272,6 @@ final class DataExportMemoryTests: ServerTestCase {
         return object?["ms"] as? String ?? "?"
     }
 
-    private func peakRSSKiB() throws -> Int {
-        guard let pid = server.pid else { throw XCTSkip("no server process") }
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) else {
-            throw XCTSkip("no VmHWM in /proc/\(pid)/status")
-        }
-        return kib
-    }
-
     /// Inserts `count` comments by `user` on `video`, each with a 250-character text, created
     /// after `from` (milliseconds), in one statement.
     private func insertComments(_ count: Int, prefix: String, user: String, video: String, from: Int) throws {
@@ -304,12 +294,12 @@ final class DataExportMemoryTests: ServerTestCase {
         let start = Int(Date().timeIntervalSince1970 * 1_000) - 10_000_000
         try insertComments(100_000, prefix: "m", user: me.id, video: video, from: start)
 
-        let baseline = try peakRSSKiB()
+        let baseline = try server.peakResidentKiB()
         var clock = Date()
         let first = try streamExport(me.token)
         let firstSeconds = Date().timeIntervalSince(clock)
         let firstServerMillis = serverMillis(count: 1)
-        let afterFirst = try peakRSSKiB()
+        let afterFirst = try server.peakResidentKiB()
         XCTAssertTrue(first.complete, "the chunked body ended properly")
         XCTAssertEqual(first.comments, 100_000)
         XCTAssertEqual(String(decoding: first.tail.suffix(2), as: UTF8.self), "]}")
@@ -326,7 +316,7 @@ final class DataExportMemoryTests: ServerTestCase {
         let second = try streamExport(me.token)
         let secondSeconds = Date().timeIntervalSince(clock)
         let secondServerMillis = serverMillis(count: 2)
-        let afterSecond = try peakRSSKiB()
+        let afterSecond = try server.peakResidentKiB()
         XCTAssertTrue(second.complete)
         XCTAssertEqual(second.comments, 300_000)
         let secondGrowth = afterSecond - afterFirst

@@ -101,11 +101,11 @@ final class ProfilePictureTests: ServerTestCase {
 
         // A decompression bomb: a 2 KB PNG whose header claims 100,000 x 100,000 pixels, refused
         // from the header. Decoding it would take 30 GB; the server's peak memory does not move.
-        let before = try peakMemoryKiB()
+        let before = try server.peakResidentKiB()
         let bomb = try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": "image/png"], body: try imageFixture("bomb.png"), token: owner.token)
         assertError(bomb, 400, "invalid_image")
         XCTAssertTrue(bomb.errorMessage?.contains("100000 x 100000") == true, "\(bomb)")
-        XCTAssertLessThan(try peakMemoryKiB() - before, 32 * 1024, "peak memory in KiB grew by more than 32 MiB")
+        XCTAssertLessThan(try server.peakResidentKiB() - before, 32 * 1024, "peak memory in KiB grew by more than 32 MiB")
 
         // 11 MiB: refused from its Content-Length, before a byte of it is sent.
         let head = "PUT /v1/users/me/avatar HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(owner.token)\r\nContent-Type: image/jpeg\r\n"
@@ -170,14 +170,6 @@ final class ProfilePictureTests: ServerTestCase {
 
     func pictureRows(of account: Account) throws -> Int {
         try server.withDatabase { try $0.int("SELECT COUNT(*) FROM profile_pictures WHERE user_id = \(account.id)") }
-    }
-
-    /// The server's peak resident memory (VmHWM), in KiB.
-    func peakMemoryKiB() throws -> Int {
-        let pid = try XCTUnwrap(server.pid)
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        return try XCTUnwrap(Int(line.split(separator: " ").dropFirst().first ?? ""))
     }
 }
 

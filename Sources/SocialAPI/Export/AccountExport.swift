@@ -277,19 +277,7 @@ enum ExportJSON {
     /// not repeated), hidden ones included, with `updatedAt`.
     static func video(_ reader: inout RowReader, to writer: inout JSONWriter) throws -> AccountExport.Position {
         writer.beginObject()
-        let id: String = try reader.next()
-        writer.field("id", id)
-        guard let youtubeID = YouTubeID(parsing: try reader.next()) else {
-            throw StorageError.decoding(column: "youtube_id", expected: "a YouTube id")
-        }
-        writer.field("youtubeId", youtubeID.value)
-        writer.key("title")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.key("description")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.key("rallyId")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.field("day", try reader.next(as: Int64.self))
+        let (id, youtubeID) = try VideoJSON.writeLeadingFields(reading: &reader, to: &writer)
         writer.field("hidden", try reader.next(as: Bool.self))
         writer.field("likesCount", try reader.next(as: Int64.self))
         writer.field("commentsCount", try reader.next(as: Int64.self))
@@ -307,15 +295,12 @@ enum ExportJSON {
         writer.beginObject()
         let id: String = try reader.next()
         writer.field("id", id)
-        writer.key("videoId")
-        try reader.nextText { writer.value(utf8: $0) }
+        try writer.field("videoId", textFrom: &reader)
         switch kind {
         case .comment:
-            writer.key("content")
-            try reader.nextText { writer.value(utf8: $0) }
+            try writer.field("content", textFrom: &reader)
         case .inappropriate:
-            writer.key("reason")
-            try reader.nextText { writer.value(utf8: $0) }
+            try writer.field("reason", textFrom: &reader)
         case .like, .follow:
             reader.skip(1)
         }
@@ -341,14 +326,10 @@ enum ExportJSON {
     static func notification(_ reader: inout RowReader, to writer: inout JSONWriter) throws -> AccountExport.Position {
         let seq: Int64 = try reader.next()
         writer.beginObject()
-        writer.key("id")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.key("kind")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.key("activityId")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.key("videoId")
-        try reader.nextText { writer.value(utf8: $0) }
+        try writer.field("id", textFrom: &reader)
+        try writer.field("kind", textFrom: &reader)
+        try writer.field("activityId", textFrom: &reader)
+        try writer.field("videoId", textFrom: &reader)
         writer.field("createdAt", timestampMillis: try reader.next())
         writer.key("readAt")
         if let readAt = try reader.next(as: Int64?.self) { writer.timestamp(millisecondsSince1970: readAt) } else { writer.null() }
@@ -363,11 +344,9 @@ enum ExportJSON {
         writer.beginObject()
         let id: String = try reader.next()
         writer.field("id", id)
-        writer.key("platform")
-        try reader.nextText { writer.value(utf8: $0) }
+        try writer.field("platform", textFrom: &reader)
         let token: String = try reader.next()
-        writer.key("locale")
-        try reader.nextText { writer.value(utf8: $0) }
+        try writer.field("locale", textFrom: &reader)
         writer.field("deviceTokenEnd", deviceTokenEnd(token))
         writer.field("createdAt", timestampMillis: try reader.next())
         writer.field("updatedAt", timestampMillis: try reader.next())

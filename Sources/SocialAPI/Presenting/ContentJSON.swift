@@ -42,19 +42,7 @@ struct VideoJSON: JSONEncodable {
     /// (`Fields.ownerLeftOutAt`) for `Presenter.withOwners` to read.
     static func write(reading reader: inout RowReader, callerID: String?, caller: Presenter.CallerUser? = nil, to writer: inout JSONWriter) throws -> Fields {
         writer.beginObject()
-        let id: String = try reader.next()
-        writer.field("id", id)
-        guard let youtubeID = YouTubeID(parsing: try reader.next()) else {
-            throw StorageError.decoding(column: "youtube_id", expected: "a YouTube id")
-        }
-        writer.field("youtubeId", youtubeID.value)
-        writer.key("title")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.key("description")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.key("rallyId")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.field("day", try reader.next(as: Int64.self))
+        let (id, youtubeID) = try writeLeadingFields(reading: &reader, to: &writer)
         let ownerID: String = try reader.next()
         let hidden: Bool = try reader.next()
         let likesCount: Int = try reader.next()
@@ -85,6 +73,23 @@ struct VideoJSON: JSONEncodable {
         writer.endObject()
         return Fields(id: id, ownerID: ownerID, hidden: hidden, likesCount: likesCount, flagsCount: flagsCount, createdAt: createdAt,
                       ownerLeftOutAt: ownerLeftOutAt)
+    }
+
+    /// The fields every Video object starts with, from the first columns of `Video.columns`
+    /// (id, youtube_id, title, description, rally_id, day): the API's videos and the
+    /// account export's write them alike.
+    static func writeLeadingFields(reading reader: inout RowReader, to writer: inout JSONWriter) throws -> (id: String, youtubeID: YouTubeID) {
+        let id: String = try reader.next()
+        writer.field("id", id)
+        guard let youtubeID = YouTubeID(parsing: try reader.next()) else {
+            throw StorageError.decoding(column: "youtube_id", expected: "a YouTube id")
+        }
+        writer.field("youtubeId", youtubeID.value)
+        try writer.field("title", textFrom: &reader)
+        try writer.field("description", textFrom: &reader)
+        try writer.field("rallyId", textFrom: &reader)
+        writer.field("day", try reader.next(as: Int64.self))
+        return (id, youtubeID)
     }
 
     func encode(to writer: inout JSONWriter) {

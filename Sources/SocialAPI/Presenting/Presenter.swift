@@ -243,12 +243,9 @@ extension Presenter {
             return
         }
         writer.beginObject()
-        writer.key("id")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.key("username")
-        try reader.nextText { writer.value(utf8: $0) }
-        writer.key("displayName")
-        try reader.nextText { writer.value(utf8: $0) }
+        try writer.field("id", textFrom: &reader)
+        try writer.field("username", textFrom: &reader)
+        try writer.field("displayName", textFrom: &reader)
         try reader.nextText { PictureLinks.write(key: $0, to: &writer) }
         let role = try reader.nextText { bytes in bytes.flatMap { Role(utf8: $0) } }
         guard let role else { throw StorageError.decoding(column: "role", expected: "a role name") }

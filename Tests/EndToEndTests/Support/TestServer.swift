@@ -174,6 +174,17 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     private var process: Process?
     /// The running server's process id (nil before `start()`), to read its memory in /proc.
     var pid: Int32? { process?.processIdentifier }
+
+    /// The running server's peak resident memory (VmHWM of /proc/PID/status), in KiB.
+    func peakResidentKiB() throws -> Int {
+        guard let pid else { throw TestServerMemoryError(description: "the server is not running") }
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+            throw TestServerMemoryError(description: "no VmHWM line in /proc/\(pid)/status")
+        }
+        return kib
+    }
     private var pipes: [Pipe] = []
 
     /// Prepares a server (nothing runs yet): finds the binary and creates an empty data directory.
@@ -363,4 +374,8 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     private static func status(of process: Process) -> Int32 {
         process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
+}
+
+struct TestServerMemoryError: Error, CustomStringConvertible {
+    let description: String
 }
