@@ -8,7 +8,8 @@ import PackageDescription
 // way. Domain modules import Storage only; what opens or migrates a database names a driver
 // or Schema (pacenote; SocialAPI, for its default SQLite opener and its migrations; the tests).
 // Community is the domain (activities, feeds, notifications, moderation, search, account mail);
-// Delivery sends what it queues (APNs, FCM, webhook, SMTP) and is the only module on libcurl;
+// Delivery sends what it queues (APNs, FCM, webhook, SMTP) and, with SignInProviders (which
+// fetches sign-in providers' keys), the only module on libcurl;
 // SocialAPI is the HTTP adapter and the only module, with the executable, on HTTP (libmicrohttpd).
 // JSON, Telemetry and Crypto are leaf utilities any module may use. CShims holds the static
 // inline wrappers of the C that Swift cannot call, and links nothing itself.
@@ -96,8 +97,9 @@ let package = Package(
             resources: [.embedInCode("openapi.json"), .embedInCode("Console"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),
-        // Sign-in providers' tokens (Apple, Google, Facebook), checked for Auth's IdentityVerifier.
-        .target(name: "SignInProviders", dependencies: ["Auth", "Crypto", "JSON", "Telemetry"], swiftSettings: swiftSettings),
+        // Sign-in providers' tokens (Apple, Google, Facebook), checked for Auth's IdentityVerifier:
+        // the providers' JWKS and Facebook's Graph API fetched over libcurl, bounded.
+        .target(name: "SignInProviders", dependencies: ["Auth", "Crypto", "JSON", "Telemetry", "CCurl", "CShims"], swiftSettings: swiftSettings),
         .target(
             name: "ParseImport",
             dependencies: ["Storage", "Schema", "Auth", "VideoRegistry", "Community", "Imaging", "JSON", "Telemetry"],
@@ -118,7 +120,8 @@ let package = Package(
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CVips"]),
-        .testTarget(name: "SignInProvidersTests", dependencies: ["SignInProviders", "Auth", "Crypto"]),
+        // Token checks against a local JWKS and Graph stand-in (Tests/Support/standins, Python).
+        .testTarget(name: "SignInProvidersTests", dependencies: ["SignInProviders", "Auth", "Crypto", "JSON", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "TestSupport", "CSQLite", "Telemetry"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),

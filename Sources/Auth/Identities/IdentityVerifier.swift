@@ -6,7 +6,9 @@ public enum IdentityProvider: String, Sendable, CaseIterable {
 }
 
 /// Who a provider's token says the caller is: the provider's stable id for them (`sub`, or
-/// Facebook's user id) and, when the provider shares them, an email and a name.
+/// Facebook's app-scoped user id) and, when the provider shares them, an email and a name.
+/// `emailVerified` is true only when the provider says so (Apple and Google do; Facebook does
+/// not, so it is always false there).
 public struct VerifiedIdentity: Sendable, Equatable {
     public let provider: IdentityProvider
     public let subject: String
@@ -35,8 +37,17 @@ public enum IdentityVerificationError: Error, Sendable, Equatable {
 }
 
 /// Checks one provider's tokens. Implementations are thread-safe and bound how long a call
-/// waits for the provider.
+/// waits for the provider (SignInProviders: `OIDCVerifier` for Apple and Google,
+/// `FacebookVerifier`, `NotConfiguredVerifier` for a provider without settings and for Twitter).
+/// Auth only declares the seam: it never touches the network itself.
 public protocol IdentityVerifier: Sendable {
+    /// The provider whose tokens this checks.
     var provider: IdentityProvider { get }
+    /// Who `token` names, checked with the provider. Blocks the calling thread, at most the
+    /// implementation's bound (a few seconds); call it outside any database transaction.
+    /// - Parameters:
+    ///   - token: Apple's `identityToken`, Google's `idToken`, Facebook's `accessToken`.
+    ///   - nonce: what the app says it asked the provider to embed (Apple: the raw value, whose
+    ///     SHA-256 in hex the token may carry instead); nil when the app sent none.
     func verify(token: String, nonce: String?) throws(IdentityVerificationError) -> VerifiedIdentity
 }

@@ -26,9 +26,17 @@ public struct IDTokenCheck: Sendable {
     /// The token's header, read without checking anything: the caller needs its `kid` to find
     /// the key (and a `kid` not in the cached set makes it fetch the JWKS again).
     public static func keyID(of token: String) -> String? {
-        guard token.utf8.count <= maxTokenBytes, let first = token.split(separator: ".", maxSplits: 1).first,
-              let bytes = Base64URL.decode(String(first)), let header = try? JSONValue.parse(bytes) else { return nil }
-        return header["kid"]?.stringValue
+        header(of: token)?.keyID
+    }
+
+    /// The header's `alg` and `kid`, read without checking anything, or nil when the token is
+    /// too long or its first part is not base64url of a JSON object (duplicate names refused,
+    /// as `verify` refuses them). `OIDCVerifier` asks for a key only for an RS256 header.
+    public static func header(of token: String) -> (algorithm: String?, keyID: String?)? {
+        guard token.utf8.count <= maxTokenBytes, let first = token.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first,
+              let bytes = Base64URL.decode(String(first)), let header = try? JSONValue.parse(bytes, duplicateKeys: .refuse),
+              header.objectValue != nil else { return nil }
+        return (header["alg"]?.stringValue, header["kid"]?.stringValue)
     }
 
     /// Who the token names, or why it names no one. `key` is the JWKS key with the header's
