@@ -1,3 +1,5 @@
+import Auth
+
 /// What a mapper makes of one Parse object: a row to insert (with notes for the report,
 /// such as a replaced email), or the reason it is skipped.
 enum Mapped<Row> {
@@ -10,5 +12,6 @@ struct Skip: Error {
     let reason: String
     init(_ reason: String) { self.reason = reason }
 }
-/// Stored for users whose Parse hash is not bcrypt: matches no password, so they reset it.
-let unusablePasswordHash = "!"
+/// Stored for users whose Parse hash is not bcrypt: matches no password, so they reset it
+/// (or sign in with an identity kept from `authData`).
+let unusablePasswordHash = PasswordHasher.noPassword

@@ -24,5 +24,6 @@ public enum PostgresMigrationFiles {
         ("0016_videos_count_visible", PackageResources._016_videos_count_visible_sql),
         ("0017_profile_pictures", PackageResources._017_profile_pictures_sql),
         ("0018_account_exports", PackageResources._018_account_exports_sql),
+        ("0019_identities", PackageResources._019_identities_sql),
     ]
 }

@@ -31,6 +31,11 @@ public struct PasswordHasher: Sendable {
     /// such threads (`--hash-threads`) two requests stalled every login and sign-up.
     public static let costCeilingFloor = 12
 
+    /// What `users.password_hash` holds for an account without a password (one made by a
+    /// sign-in provider, or imported without a usable hash): no bcrypt hash has this form, so
+    /// `isVerifiable` refuses it and no password ever matches.
+    public static let noPassword = "!"
+
     /// A well-formed `$2b$` hash at `cost` that no password produces in practice (salt and
     /// checksum all zero bits), used by `burnTime` so that it does the same work as `verify`.
     let dummyHash: String
