@@ -107,7 +107,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pacenote",
-            dependencies: ["SocialAPI", "Community", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery"],
+            dependencies: ["SocialAPI", "Community", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery", "SignInProviders"],
             swiftSettings: swiftSettings
         ),
 
@@ -115,7 +115,7 @@ let package = Package(
         // TestSupport holds what several test targets share (a temporary database, a disk that
         // fails on purpose: CSQLiteFaults, a fault-injecting SQLite VFS).
         .target(name: "CSQLiteFaults", dependencies: ["CSQLite"], path: "Tests/CSQLiteFaults"),
-        .target(name: "TestSupport", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Telemetry", "CSQLiteFaults", "CSQLiteWAL", "CSQLite"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Telemetry", "Crypto", "CSQLiteFaults", "CSQLiteWAL", "CSQLite"], path: "Tests/TestSupport"),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
@@ -132,6 +132,6 @@ let package = Package(
         .testTarget(name: "PushTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "Hooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "Community", "Imaging", "Auth", "TestSupport", "Telemetry"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "SQLiteStorage", "PostgresStorage", "TestSupport", "CVips"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "SQLiteStorage", "PostgresStorage", "TestSupport", "CVips", "Crypto"]),
     ]
 )

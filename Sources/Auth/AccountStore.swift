@@ -70,6 +70,11 @@ public struct AccountStore: Sendable {
             """) != nil
     }
 
+    /// Whether an account has this email, in any case.
+    func hasAccount(email: String, on connection: any DatabaseConnection) throws -> Bool {
+        try connection.fetchOne("SELECT 1 FROM users WHERE email_key = \(Validation.key(email))") != nil
+    }
+
     /// The id and password hash for a login name (username or email, any case).
     func credentials(login: String, on connection: any DatabaseConnection) throws -> (id: String, passwordHash: String)? {
         let key = Validation.key(login)

@@ -31,10 +31,11 @@ public final class Accounts: Sendable {
         public init() {}
     }
 
-    /// A signed-in user and the token their client keeps.
+    /// A signed-in user, the token their client keeps, and the account's ways in (User(me)).
     public struct SignedIn: Sendable {
         public let account: Account
         public let token: SessionToken
+        public let methods: SignInMethods
     }
 
     /// Who is calling, as resolved from a session token on every request; the role is
@@ -56,6 +57,7 @@ public final class Accounts: Sendable {
     let hasher: PasswordHasher
     let throttle: LoginThrottle
     let store = AccountStore()
+    let identities = IdentityStore()
     let sessions = SessionStore()
     let cache: SessionCache
     let tokens = AccountTokenStore()
@@ -88,7 +90,7 @@ public final class Accounts: Sendable {
             try created(account, connection)
             return token
         }
-        return SignedIn(account: account.0, token: account.1)
+        return SignedIn(account: account.0, token: account.1, methods: SignInMethods(identities: [], hasPassword: true))
     }
 
     /// Creates an account without a session (the `pacenote user create` command).
@@ -129,12 +131,12 @@ public final class Accounts: Sendable {
 
     /// Applies the given profile changes (PATCH merges: nil means unchanged) and answers the result.
     ///
-    /// Changing the email needs the current password (API.md): a stolen session alone must not
-    /// become an email change and then a reset. The change ends every reset token the account
+    /// Changing the email needs a confirmation (API.md: the current password, or a linked
+    /// provider's token): a stolen session alone must not become an email change and then a reset. The change ends every reset token the account
     /// has, and `emailChanged` runs in the same transaction with the new account and the old
     /// address (the routes queue the new address's verification and the old one's notice).
     public func updateProfile(
-        _ identity: Identity, _ changes: AccountStore.ProfileChanges, currentPassword: String? = nil,
+        _ identity: Identity, _ changes: AccountStore.ProfileChanges, confirmation: Confirmation? = nil,
         emailChanged: (_ account: Account, _ oldEmail: String, any DatabaseConnection) throws -> Void = { _, _, _ in }
     ) throws -> Account {
         var changes = changes
@@ -144,10 +146,10 @@ public final class Accounts: Sendable {
             changes.email = email
             guard let before = try account(id: identity.userID) else { throw AuthError.invalidSession }
             if Validation.key(before.email) != Validation.key(email) {
-                guard let currentPassword else {
-                    throw AuthError.validation(field: "currentPassword", message: "Changing the email needs currentPassword.")
+                guard let confirmation else {
+                    throw AuthError.validation(field: "currentPassword", message: "Changing the email needs currentPassword (or provider and token).")
                 }
-                try checkPassword(identity, currentPassword)
+                try confirm(identity, confirmation)
             }
         }
         let now = clock.nowMillis()
@@ -223,18 +225,17 @@ public final class Accounts: Sendable {
             throw AuthError.invalidCredentials
         }
         let token = try SessionToken.generate()
-        let account: Account = try database.write { connection in
+        return try database.write { connection in
             guard let account = try store.find(id: credentials.id, on: connection) else { throw AuthError.invalidCredentials }
             // A ban is told only to someone who knows the password, so it reveals nothing to others.
             if account.isBanned { throw AuthError.accountBanned }
             try throttle.recordSuccess(keys: keys, on: connection)
             try startSession(token: token, userID: account.id, on: connection)
-            return account
+            return SignedIn(account: account, token: token, methods: try signInMethods(userID: account.id, on: connection))
         }
-        return SignedIn(account: account, token: token)
     }
 
-    private func startSession(token: SessionToken, userID: String, on connection: any DatabaseConnection) throws {
+    func startSession(token: SessionToken, userID: String, on connection: any DatabaseConnection) throws {
         let now = clock.nowMillis()
         try sessions.insert(tokenKey: token.storageKey, userID: userID, now: now, expiresAt: now + configuration.sessionLifetimeMillis, on: connection)
     }
@@ -278,10 +279,15 @@ public final class Accounts: Sendable {
 
     // MARK: Password and deletion
 
-    /// Changes the password after checking the current one; every other session ends.
-    public func changePassword(_ identity: Identity, current: String, new: String) throws {
+    /// Changes the password after the confirmation; every other session ends. Without one,
+    /// only an account that has no password yet sets one (API.md).
+    public func changePassword(_ identity: Identity, confirmation: Confirmation?, new: String) throws {
         let newPassword = try Validation.password(new, field: "newPassword")
-        try checkPassword(identity, current)
+        if let confirmation {
+            try confirm(identity, confirmation)
+        } else if try signInMethods(userID: identity.userID).hasPassword {
+            throw AuthError.validation(field: "currentPassword", message: "Changing the password needs currentPassword.")
+        }
         let hash = try hasher.hash(newPassword)
         let now = clock.nowMillis()
         try database.write { connection in
@@ -292,15 +298,16 @@ public final class Accounts: Sendable {
         cache.removeAll()
     }
 
-    /// Deletes the caller's account after checking the password. `run` receives the account
+    /// Deletes the caller's account after the confirmation (the password, or a linked
+    /// provider's token). `run` receives the account
     /// and the transaction's connection, and must call `deleteRow` once: that is where the
     /// application's hooks wrap the delete with their cascades. The account's sessions go
     /// with the row (ON DELETE CASCADE).
     public func deleteAccount(
-        _ identity: Identity, password: String,
+        _ identity: Identity, confirmation: Confirmation,
         through run: (Account, any DatabaseConnection, _ deleteRow: () throws -> Void) throws -> Void = { _, _, deleteRow in try deleteRow() }
     ) throws {
-        try checkPassword(identity, password)
+        try confirm(identity, confirmation)
         try database.write { connection in
             guard let account = try store.find(id: identity.userID, on: connection) else { throw AuthError.invalidSession }
             try run(account, connection) { try store.delete(id: account.id, on: connection) }
@@ -311,7 +318,7 @@ public final class Accounts: Sendable {
     /// Checks a confirmation password. Failures count toward the lockout of the account's
     /// username and of the account itself, so a stolen session cannot be used to guess the
     /// password without limit, nor to add to the budget of guesses at the login.
-    private func checkPassword(_ identity: Identity, _ password: String) throws {
+    func checkPassword(_ identity: Identity, _ password: String) throws {
         let now = clock.nowMillis()
         let keys = { (usernameKey: String) in [usernameKey, LoginThrottle.accountKey(id: identity.userID)] }
         guard let (usernameKey, hash, remaining) = try database.read({ connection -> (String, String, Int64?)? in

@@ -18,4 +18,13 @@ public enum AuthError: Error, Sendable, Equatable {
     case notFound
     /// A mailed token that is unknown, used, expired or for another purpose (`invalid_token`).
     case invalidToken
+    /// A provider identity not linked to any account has the email of an existing one: it is
+    /// never linked by itself (409 `account_exists`, field `email`).
+    case accountExists
+    /// The request contradicts the account's state (an identity linked elsewhere, the last way
+    /// in); the message says what to do.
+    case conflict(String)
+    /// A provider token given to confirm an action was refused, or names an identity not linked
+    /// to the caller's account (403, like a wrong confirmation password).
+    case identityNotAccepted
 }

@@ -31,6 +31,8 @@ enum APIErrors {
             return map(error)
         case let error as ImagingError:
             return map(error)
+        case let error as IdentityVerificationError:
+            return map(error)
         case StorageError.busy:
             return APIError(status: 503, code: "unavailable", message: "The server is busy; try again.", headers: [("Retry-After", "1")])
         case StorageError.unstorableText:
@@ -70,6 +72,27 @@ enum APIErrors {
             return .notFound()
         case .invalidToken:
             return APIError(status: 400, code: "invalid_token", message: "This link is unknown, used or expired; ask for a new one.", field: "token")
+        case .accountExists:
+            return APIError(status: 409, code: "account_exists",
+                            message: "An account with this email exists; sign in with its password, then link this provider.", field: "email")
+        case .conflict(let message):
+            return APIError(status: 409, code: "conflict", message: message)
+        case .identityNotAccepted:
+            // 403, not 401, as for a wrong confirmation password: the app stays signed in.
+            return APIError(status: 403, code: "invalid_credentials", message: "The sign-in token was not accepted.")
+        }
+    }
+
+    /// A provider token that was not checked: the refusals are `AuthError`s (`ProviderTokens`).
+    static func map(_ error: IdentityVerificationError) -> APIError {
+        switch error {
+        case .invalidToken:
+            return APIError(status: 401, code: "invalid_credentials", message: "The sign-in token was not accepted.")
+        case .unavailable:
+            return APIError(status: 503, code: "unavailable", message: "The sign-in provider did not answer; try again.",
+                            headers: [("Retry-After", "5")])
+        case .notConfigured:
+            return APIError(status: 503, code: "unavailable", message: "This sign-in provider is not set up on this server.")
         }
     }
 

@@ -59,6 +59,9 @@ public final class Application: Sendable {
         public var publicURL: String?
         /// `serve --picture-cache-mb`: memory for profile-picture renditions served recently.
         public var pictureCacheBytes = 32 * 1024 * 1024
+        /// Who checks each sign-in provider's tokens (`serve` builds them from its provider
+        /// flags with SignInProviders); a provider without one answers 503 `unavailable`.
+        public var identityVerifiers: [IdentityProvider: any IdentityVerifier] = [:]
         public init() {}
     }
 
@@ -237,9 +240,11 @@ public final class Application: Sendable {
         let lists = PagedLists(database: database, codec: cursors)
         let userReads = UserReads(lists: lists)
         let videoReads = VideoReads(lists: lists, videos: videos)
+        let providerTokens = ProviderTokens(verifiers: configuration.identityVerifiers, logger: logger)
         AccountRoutes(accounts: accounts, users: userReads, hooks: hooks, moderation: moderation, mail: mail, limits: limits,
-                      pictureCache: pictureCache).register(on: router)
-        PictureRoutes(pictures: pictures, users: userReads, cache: pictureCache, clock: clock).register(on: router)
+                      pictureCache: pictureCache, tokens: providerTokens).register(on: router)
+        IdentityRoutes(accounts: accounts, tokens: providerTokens, mail: mail, limits: limits).register(on: router)
+        PictureRoutes(pictures: pictures, accounts: accounts, users: userReads, cache: pictureCache, clock: clock).register(on: router)
         AccountRecoveryRoutes(accounts: accounts, mail: mail, limits: limits).register(on: router)
         ExportRoutes(accounts: accounts, database: database, clock: clock).register(on: router)
         AccountPageRoutes().register(on: router)

@@ -33,7 +33,7 @@ enum ServeCommand {
             .init("metrics-token", "TOKEN", "/metrics then needs Authorization: Bearer TOKEN, else 401 (open)"),
             .init("metrics-listen", "HOST:PORT", "serve /metrics only on this second address, say loopback or a private network; the main one answers 404 for it"),
             CommonOptions.logLevel,
-        ] + PushOptions.flags + MailOptions.flags + LimitOptions.flags
+        ] + PushOptions.flags + MailOptions.flags + LimitOptions.flags + SignInOptions.flags
     )
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -74,6 +74,11 @@ enum ServeCommand {
         OpenFileLimit.raiseToHardLimit()
 
         let logger = try CommonOptions.logger(options)
+        let metrics = MetricsRegistry()
+        let signIn = try SignInOptions.settings(options)
+        configuration.identityVerifiers = try SignInOptions.verifiers(signIn, logger: logger, metrics: metrics)
+        let providers = signIn.configuredProviders.map(\.rawValue)
+        logger.info("sign-in providers", ["on": providers.isEmpty ? "none (their sign-in routes answer 503)" : providers.joined(separator: ",")])
         let push = PushOptions.summary(configuration.push)
         logger.info("push services", ["ios": push.ios, "android": push.android, "webhook": push.webhook])
         logger.info("mail", ["smtp": configuration.mail == nil ? "off (the mail endpoints answer 503; `pacenote user reset-link` makes links)" : "on"])
@@ -82,7 +87,7 @@ enum ServeCommand {
         // Block the stop signals before any thread starts, so every thread inherits the mask
         // and only `waitForStopSignal` below receives them.
         StopSignals.block()
-        let application = try Application(configuration: configuration, logger: logger, openDatabase: try CommonOptions.openDatabase(options))
+        let application = try Application(configuration: configuration, logger: logger, metrics: metrics, openDatabase: try CommonOptions.openDatabase(options))
         defer { application.close() }
         let http = HTTPServer(configuration: server, responder: application.makeResponder(), logger: logger, metrics: application.metrics)
         // HTTPServer logs `listening` with the bound address once it accepts connections; the

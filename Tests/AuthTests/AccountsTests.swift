@@ -188,9 +188,9 @@ import Storage
         var newAddress = AccountStore.ProfileChanges()
         newAddress.email = "loeb@example.org"
         #expect(validationField { _ = try accounts.updateProfile(identity, newAddress) } == "currentPassword")
-        #expect(throws: AuthError.wrongPassword) { try accounts.updateProfile(identity, newAddress, currentPassword: "not-the-password") }
+        #expect(throws: AuthError.wrongPassword) { try accounts.updateProfile(identity, newAddress, confirmation: .password("not-the-password")) }
         #expect(try accounts.account(id: signedIn.account.id)?.email == "Seb@Example.com", "refused changes change nothing")
-        let moved = try accounts.updateProfile(identity, newAddress, currentPassword: AuthFixture.password)
+        let moved = try accounts.updateProfile(identity, newAddress, confirmation: .password(AuthFixture.password))
         #expect(moved.email == "loeb@example.org")
         #expect(!moved.emailVerified)
 
@@ -206,7 +206,7 @@ import Storage
         var changes = AccountStore.ProfileChanges()
         changes.email = "OGIER@example.com"
         changes.displayName = "Not applied"
-        #expect(throws: AuthError.emailTaken) { try accounts.updateProfile(identity, changes, currentPassword: AuthFixture.password) }
+        #expect(throws: AuthError.emailTaken) { try accounts.updateProfile(identity, changes, confirmation: .password(AuthFixture.password)) }
         // Nothing of the refused update was applied.
         let stored = try #require(try accounts.account(id: signedIn.account.id))
         #expect(stored.email == "seb@example.com")
@@ -273,7 +273,7 @@ import Storage
         let other = try fixture.signUp("ogier")
         let identity = try accounts.authenticate(token: phone.token.value)
 
-        try accounts.changePassword(identity, current: AuthFixture.password, new: "new-password-2015")
+        try accounts.changePassword(identity, confirmation: .password(AuthFixture.password), new: "new-password-2015")
 
         #expect(fixture.tokenWorks(phone.token))
         #expect(!fixture.tokenWorks(tablet.token))
@@ -291,7 +291,7 @@ import Storage
         let identity = try accounts.authenticate(token: phone.token.value)
 
         #expect(throws: AuthError.wrongPassword) {
-            try accounts.changePassword(identity, current: "not-my-password", new: "new-password-2015")
+            try accounts.changePassword(identity, confirmation: .password("not-my-password"), new: "new-password-2015")
         }
         // Nothing changed: the old password still logs in and no session ended.
         #expect(fixture.tokenWorks(phone.token) && fixture.tokenWorks(tablet.token))
@@ -302,9 +302,9 @@ import Storage
     @Test func changePasswordRefusesAnInvalidNewPasswordAsNewPassword() throws {
         let phone = try fixture.signUp("seb")
         let identity = try accounts.authenticate(token: phone.token.value)
-        #expect(validationField { try accounts.changePassword(identity, current: AuthFixture.password, new: "short") } == "newPassword")
-        #expect(validationField { try accounts.changePassword(identity, current: AuthFixture.password, new: String(repeating: "€", count: 25)) } == "newPassword")
-        #expect(validationField { try accounts.changePassword(identity, current: AuthFixture.password, new: "new\u{0}password") } == "newPassword")
+        #expect(validationField { try accounts.changePassword(identity, confirmation: .password(AuthFixture.password), new: "short") } == "newPassword")
+        #expect(validationField { try accounts.changePassword(identity, confirmation: .password(AuthFixture.password), new: String(repeating: "€", count: 25)) } == "newPassword")
+        #expect(validationField { try accounts.changePassword(identity, confirmation: .password(AuthFixture.password), new: "new\u{0}password") } == "newPassword")
         #expect(try accounts.logIn(login: "seb", password: AuthFixture.password).account.id == phone.account.id)
     }
 
@@ -315,7 +315,7 @@ import Storage
         let identity = try accounts.authenticate(token: signedIn.token.value)
         var cascaded = false
         #expect(throws: AuthError.wrongPassword) {
-            try accounts.deleteAccount(identity, password: "not-my-password") { _, _, _ in cascaded = true }
+            try accounts.deleteAccount(identity, confirmation: .password("not-my-password")) { _, _, _ in cascaded = true }
         }
         #expect(!cascaded)
         #expect(try accounts.account(id: signedIn.account.id) != nil)
@@ -329,7 +329,7 @@ import Storage
         let identity = try accounts.authenticate(token: signedIn.token.value)
 
         var cascadedFor: String?
-        try accounts.deleteAccount(identity, password: AuthFixture.password) { account, connection, deleteRow in
+        try accounts.deleteAccount(identity, confirmation: .password(AuthFixture.password)) { account, connection, deleteRow in
             cascadedFor = account.id
             // The cascade runs in the same transaction, before the account goes.
             let present = try connection.fetchValue("SELECT COUNT(*) FROM users WHERE id = \(account.id)", as: Int.self)
@@ -357,7 +357,7 @@ import Storage
         let signedIn = try fixture.signUp("seb")
         let identity = try accounts.authenticate(token: signedIn.token.value)
         #expect(throws: CascadeFailed.self) {
-            try accounts.deleteAccount(identity, password: AuthFixture.password) { _, _, _ in throw CascadeFailed() }
+            try accounts.deleteAccount(identity, confirmation: .password(AuthFixture.password)) { _, _, _ in throw CascadeFailed() }
         }
         #expect(try accounts.account(id: signedIn.account.id) != nil)
         #expect(fixture.tokenWorks(signedIn.token))

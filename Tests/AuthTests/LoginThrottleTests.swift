@@ -193,16 +193,16 @@ import Testing
         let identity = try fixture.accounts.authenticate(token: signedIn.token.value)
         for _ in 0..<3 {
             #expect(throws: AuthError.wrongPassword) {
-                try fixture.accounts.changePassword(identity, current: Self.wrong, new: "brand-new-password")
+                try fixture.accounts.changePassword(identity, confirmation: .password(Self.wrong), new: "brand-new-password")
             }
         }
         // A stolen session cannot keep guessing, even with the right password now.
         #expect(throws: AuthError.accountLocked(retryAfterSeconds: 120)) {
-            try fixture.accounts.deleteAccount(identity, password: AuthFixture.password)
+            try fixture.accounts.deleteAccount(identity, confirmation: .password(AuthFixture.password))
         }
         #expect(lockSeconds(fixture, login: "guesser") == 120)
         fixture.clock.advance(minutes: 2)
-        try fixture.accounts.changePassword(identity, current: AuthFixture.password, new: "brand-new-password")
+        try fixture.accounts.changePassword(identity, confirmation: .password(AuthFixture.password), new: "brand-new-password")
     }
 
     @Test func purgeDropsOnlyWhatNoLongerCounts() throws {

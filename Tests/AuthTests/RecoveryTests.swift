@@ -100,12 +100,12 @@ struct RecoveryTests {
         let mailedToOldAddress = fixture.accounts.token(for: try #require(outbox.mails.last))
         var changes = AccountStore.ProfileChanges()
         changes.email = "ana@elsewhere.example"
-        _ = try fixture.accounts.updateProfile(identity, changes, currentPassword: AuthFixture.password)
+        _ = try fixture.accounts.updateProfile(identity, changes, confirmation: .password(AuthFixture.password))
         #expect(throws: AuthError.invalidToken) { try fixture.accounts.resetPassword(token: mailedToOldAddress, password: "attacker-password") }
 
         try outbox.reset("ana@elsewhere.example", fixture.accounts)
         let beforePasswordChange = fixture.accounts.token(for: try #require(outbox.mails.last))
-        try fixture.accounts.changePassword(identity, current: AuthFixture.password, new: "owner-new-password")
+        try fixture.accounts.changePassword(identity, confirmation: .password(AuthFixture.password), new: "owner-new-password")
         #expect(throws: AuthError.invalidToken) { try fixture.accounts.resetPassword(token: beforePasswordChange, password: "attacker-password") }
         #expect(throws: AuthError.invalidCredentials) { try fixture.accounts.logIn(login: "ana", password: "attacker-password") }
         _ = try fixture.accounts.logIn(login: "ana", password: "owner-new-password")

@@ -49,7 +49,7 @@ import Storage
         let laptop = try fixture.accounts.logIn(login: "changer", password: AuthFixture.password)
         let identity = try fixture.accounts.authenticate(token: laptop.token.value)
         try expectEndedEverywhere(phone.token) {
-            try fixture.accounts.changePassword(identity, current: AuthFixture.password, new: "a-new-password-2015")
+            try fixture.accounts.changePassword(identity, confirmation: .password(AuthFixture.password), new: "a-new-password-2015")
         }
         #expect(throws: Never.self, "the session that changed it stays") { try other.authenticate(token: laptop.token.value) }
     }
@@ -57,7 +57,7 @@ import Storage
     @Test func accountDeletion() throws {
         let signedIn = try fixture.signUp("goner")
         let identity = try fixture.accounts.authenticate(token: signedIn.token.value)
-        try expectEndedEverywhere(signedIn.token) { try fixture.accounts.deleteAccount(identity, password: AuthFixture.password) }
+        try expectEndedEverywhere(signedIn.token) { try fixture.accounts.deleteAccount(identity, confirmation: .password(AuthFixture.password)) }
     }
 
     @Test func ban() throws {

@@ -100,11 +100,13 @@ public struct AccountExport: ResponseStreamProducer {
         switch stage {
         case .start:
             let userID = self.userID
-            guard let account = try database.read({ try AccountStore().find(id: userID, on: $0) }) else {
+            guard let (account, methods) = try database.read({ connection in
+                try AccountStore().find(id: userID, on: connection).map { ($0, try SignInMethods.read(userID: userID, on: connection)) }
+            }) else {
                 throw ExportError.accountGone
             }
             var writer = JSONWriter(capacity: 1_024)
-            UserJSON(account: account, view: .owner).encode(to: &writer)
+            UserJSON(account: account, view: .owner(methods)).encode(to: &writer)
             append(#"{"user":"#, to: &chunk)
             chunk += writer.bytes
             open(.videos, in: &chunk)

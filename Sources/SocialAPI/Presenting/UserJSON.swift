@@ -8,8 +8,9 @@ struct UserJSON: JSONEncodable {
         case anonymous
         /// Another user, seen by a signed-in caller: carries `isFollowing`.
         case signedIn(isFollowing: Bool)
-        /// The caller's own account: carries email, emailVerified, notificationSettings and locale.
-        case owner
+        /// The caller's own account: carries email, emailVerified, notificationSettings, locale,
+        /// and its ways in (`identities`, `hasPassword`).
+        case owner(SignInMethods)
     }
 
     /// The fields every caller sees. A user presented inside a video or an activity is written
@@ -57,7 +58,7 @@ struct UserJSON: JSONEncodable {
             break
         case .signedIn(let isFollowing):
             writer.field("isFollowing", isFollowing)
-        case .owner:
+        case .owner(let methods):
             guard let account else { break }
             writer.field("email", account.email)
             writer.field("emailVerified", account.emailVerified)
@@ -68,19 +69,27 @@ struct UserJSON: JSONEncodable {
             writer.field("myActivity", account.notificationSettings.myActivity)
             writer.field("followingActivity", account.notificationSettings.followingActivity)
             writer.endObject()
+            writer.key("identities")
+            writer.beginArray()
+            for provider in methods.identities { writer.value(provider.rawValue) }
+            writer.endArray()
+            writer.field("hasPassword", methods.hasPassword)
         }
         writer.endObject()
     }
 }
 
-/// `{"user": User(me), "sessionToken": "…"}`, the answer to sign-up and login.
+/// `{"user": User(me), "sessionToken": "…"}`, the answer to sign-up and login; a provider's
+/// sign-in adds `"created"` (whether it made the account).
 struct SignedInJSON: JSONEncodable {
     let signedIn: Accounts.SignedIn
+    var created: Bool?
 
     func encode(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.field("user", UserJSON(account: signedIn.account, view: .owner))
+        writer.field("user", UserJSON(account: signedIn.account, view: .owner(signedIn.methods)))
         writer.field("sessionToken", signedIn.token.value)
+        if let created { writer.field("created", created) }
         writer.endObject()
     }
 }

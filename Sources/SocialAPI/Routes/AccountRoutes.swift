@@ -20,6 +20,8 @@ struct AccountRoutes {
     let limits: AbuseLimits
     /// A deleted account's pictures stop being served at once.
     let pictureCache: PictureCache
+    /// Accounts without a password confirm changes with a provider's token.
+    let tokens: ProviderTokens
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.post("/v1/users", policy: .public(limit: .signups, pool: .offload), signUp)
@@ -71,8 +73,13 @@ struct AccountRoutes {
     }
 
     @Sendable func me(_ request: Request, _ context: Context) throws -> Response {
-        guard let account = try accounts.account(id: try context.caller().userID) else { throw APIErrors.invalidSession }
-        return .json(200, UserJSON(account: account, view: .owner))
+        try Self.me(try context.caller(), accounts)
+    }
+
+    /// 200 User(me), with the account's ways in.
+    static func me(_ caller: Accounts.Identity, _ accounts: Accounts) throws -> Response {
+        guard let (account, methods) = try accounts.ownAccount(id: caller.userID) else { throw APIErrors.invalidSession }
+        return .json(200, UserJSON(account: account, view: .owner(methods)))
     }
 
     @Sendable func updateMe(_ request: Request, _ context: Context) throws -> Response {
@@ -90,11 +97,13 @@ struct AccountRoutes {
         if let email = changes.email {
             try checkEmailChangeLimits(caller, to: email, request)
         }
-        let account = try accounts.updateProfile(caller, changes, currentPassword: try body.string("currentPassword")) { account, oldEmail, connection in
+        // The confirmation is only looked at (a provider token only checked) when the email changes.
+        let confirmation = changes.email == nil ? nil : try tokens.confirmation(in: body, passwordField: "currentPassword")
+        _ = try accounts.updateProfile(caller, changes, confirmation: confirmation) { account, oldEmail, connection in
             try mail.verify(account, on: connection)
             try mail.noticeEmailChanged(account, oldEmail: oldEmail, on: connection)
         }
-        return .json(200, UserJSON(account: account, view: .owner))
+        return try Self.me(caller, accounts)
     }
 
     /// An email change asks for two mails (the new address's verification, the old one's
@@ -110,9 +119,10 @@ struct AccountRoutes {
 
     @Sendable func changePassword(_ request: Request, _ context: Context) throws -> Response {
         let body = try JSONBody.parse(request)
+        // Without a confirmation only an account that has no password yet sets one (API.md).
         try accounts.changePassword(
             try context.caller(),
-            current: try body.requireString("currentPassword"),
+            confirmation: try tokens.confirmation(in: body, passwordField: "currentPassword"),
             new: try body.requireString("newPassword")
         )
         return .noContent()
@@ -121,7 +131,10 @@ struct AccountRoutes {
     @Sendable func deleteMe(_ request: Request, _ context: Context) throws -> Response {
         let body = try JSONBody.parse(request)
         // The hooks cascade: the account's videos, its activities both ways, everyone's counters.
-        try accounts.deleteAccount(try context.caller(), password: try body.requireString("password")) { account, connection, deleteRow in
+        guard let confirmation = try tokens.confirmation(in: body, passwordField: "password") else {
+            throw APIError.validation("password", "Deleting the account needs password (or provider and token).")
+        }
+        try accounts.deleteAccount(try context.caller(), confirmation: confirmation) { account, connection, deleteRow in
             try hooks.delete(account, on: connection, write: deleteRow)
         }
         pictureCache.evict(userID: try context.caller().userID)
@@ -137,7 +150,7 @@ struct AccountRoutes {
         let key = try context.parameters.require("idOrUsername")
         guard let account = try accounts.account(idOrUsername: key) else { throw APIError.notFound("No such user.") }
         if let caller = context.identity, caller.userID == account.id {
-            return .json(200, UserJSON(account: account, view: .owner))
+            return try Self.me(caller, accounts)
         }
         return .json(200, try users.user(account, for: context.identity))
     }

@@ -17,6 +17,7 @@ struct PictureRoutes {
     static let cacheControl = "public, max-age=31536000, immutable"
 
     let pictures: ProfilePictures
+    let accounts: Accounts
     let users: UserReads
     let cache: PictureCache
     let clock: any WallClock
@@ -35,16 +36,16 @@ struct PictureRoutes {
             throw APIError(status: 400, code: "invalid_image",
                            message: "Send the picture itself as the body, typed \(Self.acceptedTypes.joined(separator: ", ")).")
         }
-        let account = try pictures.upload(request.body, for: caller.userID)
+        _ = try pictures.upload(request.body, for: caller.userID)
         cache.evict(userID: caller.userID)
-        return .json(200, UserJSON(account: account, view: .owner))
+        return try AccountRoutes.me(caller, accounts)
     }
 
     @Sendable func removeMine(_ request: Request, _ context: Context) throws -> Response {
         let caller = try context.caller()
-        let account = try pictures.remove(userID: caller.userID)
+        _ = try pictures.remove(userID: caller.userID)
         cache.evict(userID: caller.userID)
-        return .json(200, UserJSON(account: account, view: .owner))
+        return try AccountRoutes.me(caller, accounts)
     }
 
     @Sendable func removeAsModerator(_ request: Request, _ context: Context) throws -> Response {

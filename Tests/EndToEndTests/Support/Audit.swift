@@ -16,8 +16,9 @@ final class ResponseAudit: @unchecked Sendable {  // @unchecked: all state lives
     }
     private let state = Locked(State())
 
-    /// Keys of request bodies whose values are passwords.
-    static let passwordKeys: Set<String> = ["password", "currentPassword", "newPassword"]
+    /// Keys of request bodies whose values are passwords, or sign-in providers' tokens (which
+    /// are as good as a password while they live): none may reach a log line.
+    static let passwordKeys: Set<String> = ["password", "currentPassword", "newPassword", "identityToken", "idToken", "accessToken"]
 
     /// Records a failure when a JSON body has a key containing "password" or "hash".
     /// `/openapi.json` is exempt: its schemas legitimately describe the `password` request fields.
@@ -27,7 +28,8 @@ final class ResponseAudit: @unchecked Sendable {  // @unchecked: all state lives
         if !request.contains("/openapi.json") {
             walk(json, path: "$") { key, path in
                 let lower = key.lowercased()
-                if lower.contains("password") || lower.contains("hash") { found.append(path) }
+                // User(me)'s `hasPassword` says whether there is one, never what it is.
+                if key != "hasPassword", lower.contains("password") || lower.contains("hash") { found.append(path) }
             }
         }
         var tokens: [String] = []

@@ -1,0 +1,266 @@
+import Crypto
+import Storage
+
+/// How an account can be signed into (API.md User(me) `identities` and `hasPassword`).
+public struct SignInMethods: Sendable, Equatable {
+    /// The linked providers, in `IdentityProvider.allCases` order.
+    public var identities: [IdentityProvider]
+    /// Whether the account has a password that can be verified (an account made by a provider,
+    /// or imported without a usable hash, has none).
+    public var hasPassword: Bool
+
+    public init(identities: [IdentityProvider], hasPassword: Bool) {
+        self.identities = identities
+        self.hasPassword = hasPassword
+    }
+
+    /// How many ways in the account has: the one it must never lose.
+    var count: Int { identities.count + (hasPassword ? 1 : 0) }
+
+    /// The account's ways in, read on the caller's connection. `hasher` judges the stored hash
+    /// (`isVerifiable`): `Accounts` passes its own, whose ceiling follows `--bcrypt-cost`.
+    public static func read(userID: String, on connection: any DatabaseConnection, hasher: PasswordHasher = PasswordHasher()) throws -> SignInMethods {
+        let hash = try connection.fetchValue("SELECT password_hash FROM users WHERE id = \(userID)", as: String.self)
+        return SignInMethods(identities: try IdentityStore().providers(of: userID, on: connection), hasPassword: hash.map(hasher.isVerifiable) ?? false)
+    }
+}
+
+/// What the caller proves again before a sensitive change (an email change, a password
+/// change, deleting the account): the password, or a fresh token of a provider linked to the
+/// account (the only proof an account without a password can give).
+public enum Confirmation: Sendable {
+    case password(String)
+    case identity(VerifiedIdentity)
+}
+
+/// Sign-in with a provider's identity and the links between identities and accounts (API.md
+/// "Sign in with Apple, Google and Facebook; imported social accounts").
+///
+/// The identity arrives verified (`IdentityVerifier`, outside any transaction); everything
+/// here is database work. The rules: an identity signs into the account it is linked to (bans
+/// and lockouts apply as to a password); an unlinked one whose email is an existing account's
+/// is refused (`accountExists`), never linked by itself, since whoever controls the address at
+/// a provider is not proven to own the account; otherwise it makes a new account without a
+/// password. An account never loses its last way in.
+extension Accounts {
+    /// A provider sign-in's session and whether it made the account.
+    public struct ProviderSignIn: Sendable {
+        public let signedIn: SignedIn
+        public let created: Bool
+    }
+
+    /// What a new account made by a provider sign-in may be given by the app.
+    public struct NewAccountDetails: Sendable {
+        /// The username asked for; nil: derived from the name or email and made unique.
+        public var username: String?
+        public var displayName: String?
+        public var locale: AccountLocale
+
+        public init(username: String?, displayName: String?, locale: AccountLocale) {
+            self.username = username
+            self.displayName = displayName
+            self.locale = locale
+        }
+    }
+
+    /// Signs `identity` in, making an account for it when it has none.
+    /// - Parameters:
+    ///   - mayCreate: runs before an account is made (the sign-up limit); throws to refuse.
+    ///   - created: runs in the transaction that made the account (the verification mail).
+    public func signIn(
+        with identity: VerifiedIdentity, newAccount details: NewAccountDetails,
+        mayCreate: () throws -> Void = {}, created: (Account, any DatabaseConnection) throws -> Void = { _, _ in }
+    ) throws -> ProviderSignIn {
+        // Given names are judged before any work, and only matter when an account is made.
+        let username = try details.username.map { try Validation.username($0) }
+        let displayName = try details.displayName.map { try Validation.displayName($0) }
+        let email = identity.email.flatMap { Validation.isValidEmail($0) ? $0 : nil }
+        let token = try SessionToken.generate()
+        var checkedCreation = false
+        // Twice at most: a first sign-in of the same identity on another request (or server)
+        // may make the account between our look-up and our insert; the second round signs
+        // into that account. A derived username taken in the same instant gets a new one.
+        for round in 0..<3 {
+            do {
+                return try database.write { connection in
+                    let now = clock.nowMillis()
+                    if let userID = try identities.account(provider: identity.provider, subject: identity.subject, on: connection) {
+                        let account = try admit(userID: userID, now: now, on: connection)
+                        try startSession(token: token, userID: account.id, on: connection)
+                        return ProviderSignIn(signedIn: SignedIn(account: account, token: token, methods: try signInMethods(userID: account.id, on: connection)),
+                                              created: false)
+                    }
+                    if let email, try store.hasAccount(email: email, on: connection) { throw AuthError.accountExists }
+                    if !checkedCreation {
+                        try mayCreate()
+                        checkedCreation = true
+                    }
+                    let id = try SecureRandom.alphanumericID()
+                    let chosen = try username ?? freeUsername(for: identity, displayName: displayName, on: connection)
+                    // `freeUsername` already kept clear of ids; a given name is checked as sign-up checks it.
+                    if username != nil, try store.isID(ofAnotherAccount: chosen, on: connection) {
+                        throw AuthError.validation(field: "username", message: "That username is taken.")
+                    }
+                    let account: Account
+                    do {
+                        account = try store.insert(.init(
+                            id: id, username: chosen, email: email ?? "\(id)@users.invalid",
+                            displayName: displayName ?? identity.name.flatMap { try? Validation.displayName(String($0.prefix(100))) } ?? chosen,
+                            passwordHash: PasswordHasher.noPassword, role: .user, emailVerified: email != nil && identity.emailVerified,
+                            locale: details.locale, createdAt: now
+                        ), on: connection)
+                    } catch AuthError.usernameTaken where username != nil {
+                        throw AuthError.validation(field: "username", message: "That username is taken.")
+                    }
+                    try identities.link(identity, to: account.id, now: now, on: connection)
+                    try startSession(token: token, userID: account.id, on: connection)
+                    try created(account, connection)
+                    let methods = SignInMethods(identities: [identity.provider], hasPassword: false)
+                    return ProviderSignIn(signedIn: SignedIn(account: account, token: token, methods: methods), created: true)
+                }
+            } catch IdentityStore.LinkConflict.identityLinked where round < 2 {
+                continue
+            } catch AuthError.usernameTaken where username == nil && round < 2 {
+                continue
+            } catch AuthError.emailTaken {
+                // The email was free at the look-up and taken by the insert: the same refusal.
+                throw AuthError.accountExists
+            }
+        }
+        throw AuthError.conflict("The account is being changed by another request; try again.")
+    }
+
+    /// The account an identity signs into, when bans and lockouts let it in: an account locked by
+    /// failed passwords stays locked to every way in, as API.md has it.
+    private func admit(userID: String, now: Int64, on connection: any DatabaseConnection) throws -> Account {
+        guard let account = try store.find(id: userID, on: connection) else { throw AuthError.invalidCredentials }
+        if let remaining = try throttle.lockRemaining(keys: [LoginThrottle.accountKey(id: userID)], now: now, on: connection) {
+            throw AuthError.accountLocked(retryAfterSeconds: Int((remaining + 999) / 1_000))
+        }
+        if account.isBanned { throw AuthError.accountBanned }
+        return account
+    }
+
+    /// A username no account has, from the display name, the provider's name or the email's
+    /// local part (letters, digits, `_` and `.` kept), with digits added when it is taken.
+    private func freeUsername(for identity: VerifiedIdentity, displayName: String?, on connection: any DatabaseConnection) throws -> String {
+        let sources = [displayName, identity.name, identity.email.map { String($0.prefix { $0 != "@" }) }]
+        let base = sources.lazy.compactMap { $0.map(Self.usernameStem) }.first { $0.utf8.count >= 3 } ?? "\(identity.provider.rawValue)_user"
+        var candidate = base
+        for attempt in 0..<8 {
+            // Four digits first, eight when those keep colliding (a popular name); 28 characters at most.
+            if attempt > 0 { candidate = base + String(attempt < 4 ? Int.random(in: 1_000...9_999) : Int.random(in: 10_000_000...99_999_999)) }
+            if try store.find(username: candidate, on: connection) == nil, try !store.isID(ofAnotherAccount: candidate, on: connection) {
+                return candidate
+            }
+        }
+        throw AuthError.usernameTaken
+    }
+
+    /// `text` as a username's first 20 characters: ASCII letters and digits kept, spaces and
+    /// `-` as `_`, runs of `_` and `.` folded, other characters dropped.
+    static func usernameStem(_ text: String) -> String {
+        var stem = ""
+        for scalar in text.unicodeScalars {
+            let character: Character?
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9": character = Character(scalar)
+            case " ", "-", "_": character = "_"
+            case ".": character = "."
+            default: character = nil
+            }
+            guard let character else { continue }
+            if character == "_" || character == ".", stem.last == "_" || stem.last == "." || stem.isEmpty { continue }
+            stem.append(character)
+            if stem.count == 20 { break }
+        }
+        while stem.last == "_" || stem.last == "." { stem.removeLast() }
+        return stem
+    }
+
+    // MARK: The caller's identities
+
+    /// The caller's own account and its ways in, read together (User(me)).
+    public func ownAccount(id: String) throws -> (account: Account, methods: SignInMethods)? {
+        try database.read { connection in
+            try store.find(id: id, on: connection).map { ($0, try signInMethods(userID: id, on: connection)) }
+        }
+    }
+
+    /// The ways into the account.
+    public func signInMethods(userID: String) throws -> SignInMethods {
+        try database.read { connection in try signInMethods(userID: userID, on: connection) }
+    }
+
+    func signInMethods(userID: String, on connection: any DatabaseConnection) throws -> SignInMethods {
+        try SignInMethods.read(userID: userID, on: connection, hasher: hasher)
+    }
+
+    /// Links `identity` to the caller's account (API.md `POST /v1/users/me/identities/{provider}`);
+    /// linking the identity already linked is a no-op. `conflict` when it signs into another
+    /// account, or the account has another identity of that provider.
+    public func link(_ identity: VerifiedIdentity, to caller: Identity) throws {
+        try database.write { connection in
+            try lockAccountRow(caller.userID, on: connection)
+            switch try identities.account(provider: identity.provider, subject: identity.subject, on: connection) {
+            case caller.userID?: return
+            case .some: throw AuthError.conflict("That \(identity.provider.displayName) account is linked to another account.")
+            case nil: break
+            }
+            do {
+                try identities.link(identity, to: caller.userID, now: clock.nowMillis(), on: connection)
+            } catch IdentityStore.LinkConflict.providerLinked {
+                throw AuthError.conflict("Another \(identity.provider.displayName) account is linked; unlink it first.")
+            } catch IdentityStore.LinkConflict.identityLinked {
+                throw AuthError.conflict("That \(identity.provider.displayName) account is linked to another account.")
+            }
+        }
+    }
+
+    /// Unlinks the caller's identity of `provider`, unless it is the account's last way in
+    /// (`conflict`); `notFound` when none is linked.
+    public func unlink(_ provider: IdentityProvider, from caller: Identity) throws {
+        try database.write { connection in
+            try lockAccountRow(caller.userID, on: connection)
+            let methods = try signInMethods(userID: caller.userID, on: connection)
+            guard methods.identities.contains(provider) else { throw AuthError.notFound }
+            guard methods.count > 1 else {
+                throw AuthError.conflict("\(provider.displayName) is this account's only way to sign in; set a password or link another first.")
+            }
+            _ = try identities.unlink(provider, from: caller.userID, on: connection)
+        }
+    }
+
+    /// Takes the account row's write lock before a read that decides a write: on PostgreSQL two
+    /// unlinks of different providers could otherwise each see the other's identity and leave
+    /// the account with no way in. (SQLite has one writer at a time anyway.)
+    private func lockAccountRow(_ userID: String, on connection: any DatabaseConnection) throws {
+        guard try connection.execute("UPDATE users SET updated_at = updated_at WHERE id = \(userID)") > 0 else { throw AuthError.invalidSession }
+    }
+
+    /// Checks a confirmation: the password (see `checkPassword`), or an identity linked to the
+    /// caller's account. A foreign identity is `wrongPassword` (403: the app stays signed in).
+    func confirm(_ caller: Identity, _ confirmation: Confirmation) throws {
+        switch confirmation {
+        case .password(let password):
+            try checkPassword(caller, password)
+        case .identity(let identity):
+            let owner = try database.read { connection in
+                try identities.account(provider: identity.provider, subject: identity.subject, on: connection)
+            }
+            guard owner == caller.userID else { throw AuthError.identityNotAccepted }
+        }
+    }
+}
+
+extension IdentityProvider {
+    /// The provider's name as people write it, for messages.
+    public var displayName: String {
+        switch self {
+        case .apple: "Apple"
+        case .google: "Google"
+        case .facebook: "Facebook"
+        case .twitter: "Twitter"
+        }
+    }
+}
