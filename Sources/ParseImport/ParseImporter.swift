@@ -8,11 +8,12 @@ import Telemetry
 
 /// Imports a Parse export directory into a migrated Pacenote database.
 ///
-/// Order: `_User`, `Rallye`, `Video`, `Activity`, `_Installation` (optional), each streamed
-/// and written in transactions of `batchSize` rows; then every counter is recomputed with
-/// set-based SQL, and both timelines are rebuilt. The import bypasses the hook pipeline
-/// (which would count and fan out row by row) and recomputes what the hooks maintain. With
-/// `Options.filesDirectory`, a last pass attaches the users' pictures (`PicturePass`).
+/// Order: `_User` (with the identities of its `authData`), `Rallye`, `Video`, `Activity`,
+/// `_Installation` (optional), each streamed and written in transactions of `batchSize` rows;
+/// then every counter is recomputed with set-based SQL, and both timelines are rebuilt. The
+/// import bypasses the hook pipeline (which would count and fan out row by row) and recomputes
+/// what the hooks maintain. With `Options.filesDirectory`, a last pass attaches the users'
+/// pictures (`PicturePass`).
 ///
 /// Bad objects are skipped and reported, never fatal; a broken file stops that file only; a
 /// picture file that cannot be used is reported with its user's objectId, never fatal either.
