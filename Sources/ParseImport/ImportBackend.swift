@@ -1,3 +1,4 @@
+import Auth
 import Storage
 
 /// What an import does differently on each database, chosen once from its dialect
@@ -20,6 +21,11 @@ protocol ImportBackend {
     func insert(_ videos: [ImportedVideo], on connection: any DatabaseConnection) throws -> [WriteOutcome]
     func insert(_ activities: [ImportedActivity], on connection: any DatabaseConnection) throws -> [WriteOutcome]
     func insert(_ installations: [ImportedInstallation], on connection: any DatabaseConnection) throws -> [WriteOutcome]
+    /// Links identities to accounts that are in the database (`ON CONFLICT DO NOTHING`): an
+    /// identity linked already to its account is `.alreadyPresent`; one linked to another
+    /// account, or whose account has another identity of that provider, is refused and stays
+    /// as it is (`.skipped`, with `RefusalReason`'s wording).
+    func insert(_ identities: [ImportedIdentity], on connection: any DatabaseConnection) throws -> [WriteOutcome]
 
     /// Tunes the database for the load; answers what undoes it (called however the import ends).
     func prepareLoad(_ database: any Database, options: ParseImporter.Options) throws -> () -> Void
@@ -62,4 +68,8 @@ enum RefusalReason {
     static let danglingUser = "dangling user"
 
     static func dayOutsideRally(day: Int, days: Int) -> String { "nDay \(day) outside the rally's \(days) days" }
+    static func identityOfAnotherAccount(_ userID: String) -> String { "linked to another account (\(userID)); not linked" }
+    static func accountHasAnotherIdentity(_ provider: IdentityProvider) -> String {
+        "the account has another \(AuthDataMapper.displayName(provider)) identity; not linked"
+    }
 }

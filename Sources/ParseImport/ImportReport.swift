@@ -18,8 +18,8 @@ public enum ParseClass: String, CaseIterable, Sendable, Comparable {
 }
 
 /// What an import did: counts per class, every skip and note with its objectId (the first
-/// `keptEntries` of them; past that only counted), the files that could not be read, and
-/// with `--files` what became of the users' pictures.
+/// `keptEntries` of them; past that only counted), the files that could not be read, the
+/// sign-in identities kept from `authData`, and with `--files` what became of the users' pictures.
 public struct ImportReport: Sendable {
     public struct Counts: Sendable, Equatable {
         /// Elements read from the file (objects, and elements skipped as malformed).
@@ -45,10 +45,23 @@ public struct ImportReport: Sendable {
         public var problems: [String: Int] = [:]
     }
 
-    /// One skipped object, a note about an imported one, or a picture file that could not be
-    /// used (`picture`: the user was imported, only that file was not).
+    /// The Facebook and Twitter ids of `_User.authData`, each linked to its user's account
+    /// (`identities` rows), for the users imported or already present.
+    public struct IdentityCounts: Sendable, Equatable {
+        /// Identities linked by this run.
+        public var imported = 0
+        /// Identities linked to their account already (an earlier run): left as they are.
+        public var alreadyPresent = 0
+        /// Identities linked to another account, or whose account has another identity of
+        /// that provider: left as they are, each an `identity` entry.
+        public var notLinked = 0
+    }
+
+    /// One skipped object, a note about an imported one, a picture file that could not be
+    /// used (`picture`: the user was imported, only that file was not), or an identity that was
+    /// not linked (`identity`: the user is in, only that link was not made).
     public struct Entry: Sendable, Equatable, CustomStringConvertible {
-        public enum Kind: String, Sendable { case skip, note, picture }
+        public enum Kind: String, Sendable { case skip, note, picture, identity }
         public let kind: Kind
         public let parseClass: ParseClass
         /// The Parse objectId, "?" when the object has none we could read.
@@ -71,6 +84,7 @@ public struct ImportReport: Sendable {
     public internal(set) var missingFiles: [ParseClass] = []
     /// Each phase and its duration in seconds, in order.
     public internal(set) var phases: [(name: String, seconds: Double)] = []
+    public internal(set) var identities = IdentityCounts()
     /// Nil when the import was not given `--files` (pictures are not touched then).
     public internal(set) var pictures: PictureCounts?
     public internal(set) var homeTimelineRows = 0
@@ -95,6 +109,8 @@ public struct ImportReport: Sendable {
             counts[entry.parseClass, default: Counts()].notes += 1
         case .picture:
             break  // Counted in `pictures`, by the pass, with its category.
+        case .identity:
+            break  // Counted in `identities`, with the links made.
         }
         if entries.count < Self.keptEntries { entries.append(entry) }
     }
@@ -122,6 +138,7 @@ public struct ImportReport: Sendable {
                 lines.append("      FILE STOPPED EARLY: \(error)")
             }
         }
+        lines.append("  identities: \(identities.imported) imported, \(identities.alreadyPresent) already present, \(identities.notLinked) not linked")
         if let pictures {
             lines.append("  pictures: \(pictures.attached) attached, \(pictures.alreadyPresent) already present, \(pictures.notAttached) not attached")
             if !pictures.problems.isEmpty {

@@ -8,11 +8,12 @@ import Telemetry
 
 /// Imports a Parse export directory into a migrated Pacenote database.
 ///
-/// Order: `_User`, `Rallye`, `Video`, `Activity`, `_Installation` (optional), each streamed
-/// and written in transactions of `batchSize` rows; then every counter is recomputed with
-/// set-based SQL, and both timelines are rebuilt. The import bypasses the hook pipeline
-/// (which would count and fan out row by row) and recomputes what the hooks maintain. With
-/// `Options.filesDirectory`, a last pass attaches the users' pictures (`PicturePass`).
+/// Order: `_User` (with the identities of its `authData`), `Rallye`, `Video`, `Activity`,
+/// `_Installation` (optional), each streamed and written in transactions of `batchSize` rows;
+/// then every counter is recomputed with set-based SQL, and both timelines are rebuilt. The
+/// import bypasses the hook pipeline (which would count and fan out row by row) and recomputes
+/// what the hooks maintain. With `Options.filesDirectory`, a last pass attaches the users'
+/// pictures (`PicturePass`).
 ///
 /// Bad objects are skipped and reported, never fatal; a broken file stops that file only; a
 /// picture file that cannot be used is reported with its user's objectId, never fatal either.
@@ -112,7 +113,10 @@ public final class ParseImporter {
 
         let now = clock.nowMillis()
         let maximumCost = PasswordHasher(cost: options.bcryptCost).maximumCost
-        try phase("_User") { try importFile(.user, backend: backend, map: { UserMapper.map($0, now: now, maximumCost: maximumCost) }, insert: backend.insert) }
+        try phase("_User") {
+            try importFile(.user, backend: backend, map: { UserMapper.map($0, now: now, maximumCost: maximumCost) }, insert: backend.insert,
+                           link: { users, outcomes, connection in try Self.linkIdentities(of: users, outcomes, backend: backend, on: connection) })
+        }
         try phase("Rallye") { try importFile(.rally, backend: backend, map: { RallyMapper.map($0, now: now) }, insert: backend.insert) }
         try phase("Video") { try importFile(.video, backend: backend, map: { VideoMapper.map($0, now: now) }, insert: backend.insert) }
         try phase("Activity") { try importFile(.activity, backend: backend, map: { ActivityMapper.map($0, now: now) }, insert: backend.insert) }
@@ -139,16 +143,44 @@ public final class ParseImporter {
     }
 
     /// The tables the load writes (the search tables through triggers).
-    static let loadedTables = ["users", "users_search", "rallies", "videos", "videos_search", "activities", "installations"]
+    static let loadedTables = ["users", "users_search", "identities", "rallies", "videos", "videos_search", "activities", "installations"]
 
     // MARK: Files
 
     /// What became of one element of a file, recorded once its transaction committed.
     private enum Written {
         /// `outcome` is nil while the row waits for its write; an element the mapper refused is
-        /// `.skipped` at once.
-        case element(objectId: String, notes: [String], outcome: WriteOutcome?, bytesRead: Int)
+        /// `.skipped` at once. `links`: what became of a user's identities (`link` of `importFile`).
+        case element(objectId: String, notes: [String], outcome: WriteOutcome?, links: [Linked] = [], bytesRead: Int)
         case stopped(ResultsReaderError)
+    }
+
+    /// One identity of a user, and what linking it did.
+    struct Linked {
+        let identity: ImportedIdentity
+        let outcome: WriteOutcome
+    }
+
+    /// The identities of the users of one `insert` call whose row is in the database now (imported
+    /// by this call, or present from an earlier run: a second run links what the first could
+    /// not, and an export imported before identities were kept gets them), linked in the same
+    /// transaction; per user, in the call's order.
+    private static func linkIdentities(of users: [ImportedUser], _ outcomes: [WriteOutcome], backend: any ImportBackend,
+                                       on connection: any DatabaseConnection) throws -> [[Linked]] {
+        var identities: [ImportedIdentity] = []
+        var holders: [Int] = []
+        for (index, (user, outcome)) in zip(users, outcomes).enumerated() where outcome == .imported || outcome == .alreadyPresent {
+            identities += user.identities
+            holders += Array(repeating: index, count: user.identities.count)
+        }
+        var linked = Array(repeating: [Linked](), count: users.count)
+        guard !identities.isEmpty else { return linked }
+        let results = try backend.insert(identities, on: connection)
+        precondition(results.count == identities.count, "one outcome per identity")
+        for (holder, (identity, result)) in zip(holders, zip(identities, results)) {
+            linked[holder].append(Linked(identity: identity, outcome: result))
+        }
+        return linked
     }
 
     /// Streams one class's file in transactions of the backend's `rowsPerTransaction` elements.
@@ -160,8 +192,12 @@ public final class ParseImporter {
     /// serialization failure or a lost session), so it only touches the database: the
     /// elements it took from the stream are kept in `taken` and handed to the next run, and
     /// what became of them is recorded in the report after the commit.
+    ///
+    /// `link`, when given, runs after each call of `insert` on the same connection, with its rows
+    /// and outcomes, and answers for each row the rows it linked (a user's identities).
     private func importFile<Row: Sendable>(_ parseClass: ParseClass, backend: any ImportBackend, map: @escaping @Sendable (ParseFields) -> Mapped<Row>,
-                                           insert: ([Row], any DatabaseConnection) throws -> [WriteOutcome]) throws {
+                                           insert: ([Row], any DatabaseConnection) throws -> [WriteOutcome],
+                                           link: (([Row], [WriteOutcome], any DatabaseConnection) throws -> [[Linked]])? = nil) throws {
         let rowsPerTransaction = backend.rowsPerTransaction(options), rowsPerWrite = backend.rowsPerWrite
         let path = (directory as NSString).appendingPathComponent(parseClass.fileName)
         guard FileManager.default.fileExists(atPath: path) else {
@@ -194,9 +230,11 @@ public final class ParseImporter {
                     guard !pending.isEmpty else { return }
                     let outcomes = try insert(pending, connection)
                     precondition(outcomes.count == pending.count, "one outcome per row")
-                    for (place, outcome) in zip(places, outcomes) {
-                        guard case .element(let id, let notes, _, let bytesRead) = written[place] else { continue }
-                        written[place] = .element(objectId: id, notes: notes, outcome: outcome, bytesRead: bytesRead)
+                    let links = try link?(pending, outcomes, connection) ?? Array(repeating: [], count: pending.count)
+                    precondition(links.count == pending.count, "the links of every row")
+                    for (place, (outcome, linked)) in zip(places, zip(outcomes, links)) {
+                        guard case .element(let id, let notes, _, _, let bytesRead) = written[place] else { continue }
+                        written[place] = .element(objectId: id, notes: notes, outcome: outcome, links: linked, bytesRead: bytesRead)
                     }
                     pending.removeAll(keepingCapacity: true)
                     places.removeAll(keepingCapacity: true)
@@ -285,7 +323,7 @@ public final class ParseImporter {
         case .stopped(let error):
             report.fileErrors[parseClass] = String(describing: error)
             progress("\(parseClass.fileName) stopped: \(error)")
-        case .element(let id, let notes, let outcome, let bytesRead):
+        case .element(let id, let notes, let outcome, let links, let bytesRead):
             let read = report.counts[parseClass, default: .init()].read + 1
             report.counts[parseClass, default: .init()].read = read
             switch outcome {
@@ -298,6 +336,17 @@ public final class ParseImporter {
                 report.counts[parseClass, default: .init()].alreadyPresent += 1
             case .skipped(let reason)?:
                 add(.init(kind: .skip, parseClass: parseClass, objectId: id, reason: reason))
+            }
+            for linked in links {
+                let identity = linked.identity
+                switch linked.outcome {
+                case .imported: report.identities.imported += 1
+                case .alreadyPresent: report.identities.alreadyPresent += 1
+                case .skipped(let reason):
+                    report.identities.notLinked += 1
+                    // The subject is digits only (AuthDataMapper): safe to print, and no secret.
+                    add(.init(kind: .identity, parseClass: parseClass, objectId: id, reason: "\(identity.provider.rawValue) \(identity.subject): \(reason)"))
+                }
             }
             if read % options.progressInterval == 0 {
                 let c = report[parseClass]

@@ -113,6 +113,20 @@ struct PostgresImportBackend: ImportBackend {
         })
     }
 
+    func insert(_ identities: [ImportedIdentity], on connection: any DatabaseConnection) throws -> [WriteOutcome] {
+        try write(identities, on: connection, keys: { [.identity($0.provider.rawValue, $0.subject), .accountProvider($0.userID, $0.provider.rawValue)] },
+                  statement: Self.identitiesStatement, columns: { identities in [
+            .text(identities.map(\.provider.rawValue)), .text(identities.map(\.subject)), .text(identities.map(\.userID)),
+            .integer(identities.map(\.createdAt)),
+        ] }, outcome: { code, identity in
+            switch code {
+            case 2: return .skipped(RefusalReason.identityOfAnotherAccount(identity.holder ?? "?"))
+            case 3: return .skipped(RefusalReason.accountHasAnotherIdentity(identity.row.provider))
+            default: return nil
+            }
+        })
+    }
+
     // MARK: Tuning
 
     /// Nothing session-wide: the database lends a different session to each transaction.
@@ -152,6 +166,9 @@ extension PostgresImportBackend {
         case deviceToken(String)
         /// A like or flag (type, user, video) or a follow (4, user, followed user).
         case pair(Int, String, String)
+        /// An identity's (provider, subject), and an account's (user id, provider).
+        case identity(String, String)
+        case accountProvider(String, String)
     }
 
     /// One column of a call's rows, sent as one array parameter.
@@ -181,7 +198,7 @@ extension PostgresImportBackend {
     /// up) to the refusal; 0 is imported, 1 already present.
     private func write<Row>(
         _ rows: [Row], on connection: any DatabaseConnection, keys: (Row) -> [ConflictKey], statement: String,
-        columns: ([Row]) -> [Column], outcome: (Int, (row: Row, days: Int?)) -> WriteOutcome?
+        columns: ([Row]) -> [Column], outcome: (Int, (row: Row, days: Int?, holder: String?)) -> WriteOutcome?
     ) throws -> [WriteOutcome] {
         // A statement that runs once over a few thousand rows gains nothing from JIT
         // compilation, which cost 20 ms per statement here (the large export has 720 of them).
@@ -197,7 +214,7 @@ extension PostgresImportBackend {
             switch answer.code {
             case 0: return answer.inserted ? .imported : nil
             case 1: return .alreadyPresent
-            default: return outcome(answer.code, (row, answer.days))
+            default: return outcome(answer.code, (row, answer.days, answer.holder))
             }
         }
 
@@ -223,8 +240,9 @@ extension PostgresImportBackend {
         return outcomes
     }
 
-    /// One row's answer: its code, whether it was inserted, and (videos) its rally's days.
-    private typealias Answer = (code: Int, inserted: Bool, days: Int?)
+    /// One row's answer: its code, whether it was inserted, (videos) its rally's days and
+    /// (identities) the account that holds the identity already.
+    private typealias Answer = (code: Int, inserted: Bool, days: Int?, holder: String?)
 
     /// Runs one statement over `rows`, each `$` of its text bound to the next column's array.
     private func run<Row>(_ rows: [Row], on connection: any DatabaseConnection, statement: String, columns: ([Row]) -> [Column]) throws -> [Answer] {
@@ -237,7 +255,8 @@ extension PostgresImportBackend {
         }
         sql = sql + SQL(unsafeSQL: String(rest))
         let answers = try connection.fetchAll(sql) { reader in
-            (code: try reader.next(as: Int.self), inserted: try reader.next(as: Bool.self), days: try reader.next(as: Int?.self))
+            (code: try reader.next(as: Int.self), inserted: try reader.next(as: Bool.self), days: try reader.next(as: Int?.self),
+             holder: try reader.next(as: String?.self))
         }
         guard answers.count == rows.count else { throw ImportStatementError(statement: statement) }
         return answers
@@ -247,7 +266,7 @@ extension PostgresImportBackend {
     /// parameter, in `columns` order) `WITH ORDINALITY` as `i (..., ord)`; `checks` are tried in
     /// order, the SQLite backend's order, each with its code (1 already present, 2 and up a
     /// refusal; 0 when none holds). Answers per row, in input order: the code, whether the row
-    /// was inserted, and `days`.
+    /// was inserted, `days`, and a NULL text (the identities' holder, see `identitiesStatement`).
     ///
     /// Every subquery reads the database as it was before the statement: the `inserted` rows
     /// are not seen by the checks (which is why rows sharing a key go alone).
@@ -268,7 +287,7 @@ extension PostgresImportBackend {
                 ON CONFLICT DO NOTHING
                 RETURNING id
             )
-            SELECT c.outcome, n.id IS NOT NULL, c.days FROM checked c LEFT JOIN inserted n ON n.id = c.id ORDER BY c.ord
+            SELECT c.outcome, n.id IS NOT NULL, c.days, NULL::text FROM checked c LEFT JOIN inserted n ON n.id = c.id ORDER BY c.ord
             """
     }
 
@@ -349,6 +368,33 @@ extension PostgresImportBackend {
             ("NOT EXISTS (SELECT 1 FROM users u WHERE u.id = i.user_id)", 3),
         ]
     )
+}
+
+extension PostgresImportBackend {
+    /// The identities' statement, in the shape of `statement(...)` (whose rows are found by an
+    /// `id`, which identities have not): checked in the SQLite backend's order (the identity
+    /// linked to this account, 1; to another one, 2, with that account as the holder; the
+    /// account has another identity of the provider, 3), inserted `ON CONFLICT DO NOTHING`.
+    static let identitiesStatement = """
+        WITH input AS (
+            SELECT * FROM unnest($::text[], $::text[], $::text[], $::bigint[])
+                WITH ORDINALITY AS i (provider, subject, user_id, created_at, ord)
+        ), checked AS (
+            SELECT i.*, h.user_id AS holder, CASE
+                WHEN h.user_id = i.user_id THEN 1
+                WHEN h.user_id IS NOT NULL THEN 2
+                WHEN EXISTS (SELECT 1 FROM identities x WHERE x.user_id = i.user_id AND x.provider = i.provider) THEN 3
+                ELSE 0 END AS outcome
+            FROM input i LEFT JOIN identities h ON h.provider = i.provider AND h.subject = i.subject
+        ), inserted AS (
+            INSERT INTO identities (provider, subject, user_id, created_at)
+            SELECT provider, subject, user_id, created_at FROM checked WHERE outcome = 0 ORDER BY ord
+            ON CONFLICT DO NOTHING
+            RETURNING provider, subject
+        )
+        SELECT c.outcome, n.subject IS NOT NULL, NULL::bigint, c.holder FROM checked c
+        LEFT JOIN inserted n ON n.provider = c.provider AND n.subject = c.subject ORDER BY c.ord
+        """
 }
 
 /// A bulk statement answered something it cannot: a row count other than its input's, or a row

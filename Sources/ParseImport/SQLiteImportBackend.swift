@@ -37,6 +37,10 @@ struct SQLiteImportBackend: ImportBackend {
         try installations.map { try insertRow($0, on: connection) }
     }
 
+    func insert(_ identities: [ImportedIdentity], on connection: any DatabaseConnection) throws -> [WriteOutcome] {
+        try identities.map { try insertRow($0, on: connection) }
+    }
+
     // MARK: Tuning
 
     /// A larger page cache for the load, and for temporary tables: the following timeline's work
@@ -179,6 +183,24 @@ struct SQLiteImportBackend: ImportBackend {
             if error.isUniqueViolation(on: "device_token") { return .skipped(RefusalReason.duplicateDeviceToken) }
             if case .foreignKeyViolation = error { return .skipped(RefusalReason.danglingUser) }
             return try refused(error)
+        }
+    }
+
+    /// `ON CONFLICT DO NOTHING` on both keys: an identity never moves to another account and an
+    /// account never gets a second identity of a provider; which key held it is looked up after.
+    private func insertRow(_ identity: ImportedIdentity, on connection: any DatabaseConnection) throws -> WriteOutcome {
+        let changed = try connection.execute("""
+            INSERT INTO identities (provider, subject, user_id, created_at)
+            VALUES (\(identity.provider.rawValue), \(identity.subject), \(identity.userID), \(identity.createdAt))
+            ON CONFLICT DO NOTHING
+            """)
+        if changed == 1 { return .imported }
+        let holder = try connection.fetchValue(
+            "SELECT user_id FROM identities WHERE provider = \(identity.provider.rawValue) AND subject = \(identity.subject)", as: String.self)
+        switch holder {
+        case identity.userID?: return .alreadyPresent
+        case let other?: return .skipped(RefusalReason.identityOfAnotherAccount(other))
+        case nil: return .skipped(RefusalReason.accountHasAnotherIdentity(identity.provider))
         }
     }
 

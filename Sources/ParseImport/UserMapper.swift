@@ -11,12 +11,16 @@ struct ImportedUser: Equatable {
     var passwordHash: String
     var createdAt: Int64
     var updatedAt: Int64
+    /// The Facebook and Twitter ids kept from `authData` (`AuthDataMapper`), linked once the
+    /// user's row is in.
+    var identities: [ImportedIdentity] = []
 }
 
 /// `_User` -> `users`: the username must pass Pacenote's rule; a missing or malformed email
 /// becomes `<objectId>@users.invalid`; a bcrypt `bcryptPassword` the server would verify (well
 /// formed, cost at most `maximumCost`, see `PasswordHasher`) is kept as is, anything else
-/// becomes an unusable hash (the user resets the password), with a note saying why.
+/// becomes an unusable hash (the user resets the password), with a note saying why; the
+/// Facebook and Twitter ids of `authData` become the user's identities (`AuthDataMapper`).
 enum UserMapper {
     static let displayNameLength = 100
 
@@ -53,9 +57,12 @@ enum UserMapper {
 
         let times = Timestamps(fields, now: now)
         notes.append(contentsOf: times.notes)
+        let linked = AuthDataMapper.identities(fields, userID: id, createdAt: times.createdAt)
+        notes.append(contentsOf: linked.notes)
         return .row(ImportedUser(
             id: id, username: username, email: email, emailVerified: fields.bool("emailVerified") ?? false,
-            displayName: displayName, passwordHash: passwordHash, createdAt: times.createdAt, updatedAt: times.updatedAt
+            displayName: displayName, passwordHash: passwordHash, createdAt: times.createdAt, updatedAt: times.updatedAt,
+            identities: linked.identities
         ), notes: notes)
     }
 }

@@ -301,6 +301,50 @@ final class ImportTests: ServerTestCase {
     }
 }
 
+/// `pacenote import-parse` on `Tests/Support/fixtures/parse-export-social` (its README lists the
+/// users and ids): the Facebook and Twitter ids of `authData` are linked to the imported
+/// accounts, the summary's `identities` line counts them, the duplicated Facebook id is named
+/// on stderr, no token of `authData` is printed, and a second run adds nothing.
+final class SocialImportTests: CommandTestCase {
+    static let fixtureDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Support/fixtures/parse-export-social").standardizedFileURL
+
+    private static func describe(_ run: (status: Int32, stdout: String, stderr: String)) -> String {
+        "exit \(run.status)\n--- stdout ---\n\(run.stdout.suffix(3000))\n--- stderr ---\n\(run.stderr.suffix(3000))"
+    }
+
+    func testFacebookAndTwitterIdsAreLinkedAndCounted() throws {
+        let path = Self.fixtureDirectory.path
+        let first = server.runCLI(["import-parse", path], timeout: 120)
+        XCTAssertEqual(first.status, 0, Self.describe(first))
+        XCTAssertTrue(first.stdout.contains("\n  identities: 6 imported, 0 already present, 1 not linked\n"), Self.describe(first))
+        XCTAssertTrue(first.stdout.contains("_User: 10 read, 10 imported, 0 already present, 0 skipped"), Self.describe(first))
+        XCTAssertTrue(first.stderr.contains("identity _User FbDupl0001: facebook 10152384756102938: linked to another account (Fb2014User); not linked"),
+                      Self.describe(first))
+        XCTAssertTrue(first.stderr.contains("note _User BadAuth001: authData is not an object"), Self.describe(first))
+        XCTAssertFalse((first.stdout + first.stderr).contains("Fake"), "no token or secret of authData is printed: \(Self.describe(first))")
+        let want = [
+            ["facebook", "10152384756102938", "Fb2014User"], ["facebook", "10153000111222333", "FbTwBoth01"],
+            ["facebook", "10204455667788990", "FbNoMail01"], ["twitter", "1234567890", "TwNoMail01"],
+            ["twitter", "2244668800", "TwMail0001"], ["twitter", "987654321", "FbTwBoth01"],
+        ]
+        func identities() throws -> [[String]] {
+            try server.withDatabase { try $0.rows("SELECT provider, subject, user_id FROM identities ORDER BY provider, subject") }
+        }
+        XCTAssertEqual(try identities(), want)
+        try server.withDatabase { db in
+            XCTAssertEqual(try db.strings("SELECT id FROM videos WHERE owner_id = 'Fb2014User' ORDER BY id"), ["Fb14Video1", "Fb14Video2", "Fb14Video3"])
+            XCTAssertEqual(try db.strings("SELECT email FROM users WHERE id = 'Fb2014User'"), ["fb2014@example.com"])
+        }
+
+        let second = server.runCLI(["import-parse", path], timeout: 120)
+        XCTAssertEqual(second.status, 0, Self.describe(second))
+        XCTAssertTrue(second.stdout.contains("\n  identities: 0 imported, 6 already present, 1 not linked\n"), Self.describe(second))
+        XCTAssertEqual(try identities(), want, "a second run adds nothing")
+    }
+}
+
 /// The shared Parse fixture is missing where it must be present (CI).
 struct FixtureMissing: Error, CustomStringConvertible {
     let path: String

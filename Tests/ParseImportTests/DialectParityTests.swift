@@ -25,6 +25,7 @@ import Testing
                 """,
             "activities": "SELECT id, type, from_user_id, to_user_id, video_id, content, created_at FROM activities",
             "installations": "SELECT id, user_id, platform, device_token, locale, created_at, updated_at FROM installations",
+            "identities": "SELECT provider, subject, user_id, created_at FROM identities",
             "home": """
                 SELECT r.id, h.created_at, v.id, o.id FROM home_timeline h
                 JOIN users r ON r.seq = h.user_seq JOIN videos v ON v.seq = h.video_seq JOIN users o ON o.seq = h.owner_seq
@@ -46,7 +47,7 @@ import Testing
         report.entries.map(\.description) + ParseClass.allCases.map { "\($0): \(report[$0])" }
             + report.skipReasons.flatMap { parseClass, reasons in reasons.map { "\(parseClass) \($0.key): \($0.value)" } }.sorted()
             + report.fileErrors.map { "\($0.key): \($0.value)" }.sorted()
-            + ["\(report.missingFiles)", "\(report.homeTimelineRows) \(report.followingTimelineRows)"]
+            + ["\(report.missingFiles)", "\(report.homeTimelineRows) \(report.followingTimelineRows)", "\(report.identities)"]
     }
 
     /// The import time of objects without dates, the same on every run.
@@ -108,6 +109,21 @@ import Testing
         #expect(skips["_Installation inst3"] == "dangling user")
         #expect(skips["_Installation inst5"] == "duplicate device token", "inst4's token lost its NUL")
         #expect(wantFirst[.user].alreadyPresent == 1 && wantFirst[.video].alreadyPresent == 1 && wantFirst[.activity].alreadyPresent == 1)
+
+        // The identities of authData: the first holder of an id keeps it, skipped users link nothing.
+        let notLinked = Dictionary(wantFirst.entries.filter { $0.kind == .identity }.map { ($0.objectId, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        #expect(notLinked == [
+            "nrm5": "facebook 111: linked to another account (alice01); not linked",
+            "nrm7": "twitter 444: linked to another account (nrm6); not linked",
+            "nrm12": "facebook 777: linked to another account (nrm11); not linked",
+        ])
+        #expect(wantFirst.identities == .init(imported: 6, alreadyPresent: 0, notLinked: 3))
+        #expect(wantSecond.identities == .init(imported: 0, alreadyPresent: 6, notLinked: 3))
+        #expect(wantContents["identities"]?.count == 6)
+        #expect(try reference.count("SELECT COUNT(*) FROM identities WHERE provider = 'twitter' AND subject = '444' AND user_id = 'nrm6'") == 1)
+        #expect(try reference.count("SELECT COUNT(*) FROM identities WHERE provider = 'facebook' AND subject = '333' AND user_id = 'twin1'") == 1,
+                "the second twin1 is the account twin1")
+        #expect(try reference.count("SELECT COUNT(*) FROM identities WHERE user_id IN ('alice02', 'alice03')") == 0, "skipped users link nothing")
     }
 
     /// PostgreSQL runs a write transaction again after a serialization failure or a lost
@@ -166,17 +182,29 @@ enum CollidingExport {
             try Data("{\"results\": [\n\(objects.joined(separator: ",\n"))\n]}".utf8).write(to: directory.appendingPathComponent(name))
         }
         let hash = "$2b$10$" + String(repeating: "a", count: 53)
-        func user(_ id: String, _ username: String, _ email: String) -> String {
-            #"{"objectId":"\#(id)","username":"\#(username)","email":"\#(email)","bcryptPassword":"\#(hash)","createdAt":"2015-01-01T00:00:00.000Z"}"#
+        func user(_ id: String, _ username: String, _ email: String, authData: String? = nil) -> String {
+            let auth = authData.map { #","authData":\#($0)"# } ?? ""
+            return #"{"objectId":"\#(id)","username":"\#(username)","email":"\#(email)","bcryptPassword":"\#(hash)"\#(auth),"createdAt":"2015-01-01T00:00:00.000Z"}"#
         }
+        func facebook(_ id: String) -> String { #"{"facebook":{"id":"\#(id)","access_token":"tok"}}"# }
+        func twitter(_ id: String) -> String { #"{"twitter":{"id":"\#(id)","auth_token":"tok","auth_token_secret":"secret"}}"# }
         func pointer(_ id: String) -> String { #"{"__type":"Pointer","className":"_User","objectId":"\#(id)"}"# }
         let normal = (0..<30).map { "nrm\($0)" }
-        func normals(_ range: Range<Int>) -> [String] { range.map { user(normal[$0], "normal_\($0)", "normal\($0)@example.com") } }
+        // Identities of authData: a Facebook id held by alice01 then nrm5, a Twitter id by nrm6
+        // then nrm7 (neighbours: one statement on PostgreSQL), one id per provider on nrm8, and
+        // 777 on nrm11 then nrm12, with ids of skipped users between.
+        let identities = [
+            5: facebook("111"), 6: twitter("444"), 7: twitter("444"),
+            8: #"{"facebook":{"id":"555"},"twitter":{"id":555}}"#, 11: facebook("777"), 12: facebook("777"),
+        ]
+        func normals(_ range: Range<Int>) -> [String] {
+            range.map { user(normal[$0], "normal_\($0)", "normal\($0)@example.com", authData: identities[$0]) }
+        }
 
         try file("_User.json", normals(0..<5) + [
-            user("alice01", "alice", "alice@example.com"),
-            user("alice02", "ALICE", "alice2@example.com"),
-            user("alice03", "alice3", "Alice@Example.com"),
+            user("alice01", "alice", "alice@example.com", authData: facebook("111")),
+            user("alice02", "ALICE", "alice2@example.com", authData: facebook("222")),
+            user("alice03", "alice3", "Alice@Example.com", authData: facebook("111")),
         ] + normals(5..<10) + [
             user("alice04", "Alice", "ALICE@example.com"),
             user("Bobby", "bob_1", "bobby@example.com"),
@@ -188,7 +216,7 @@ enum CollidingExport {
             user("ee2", "eve2", "eve@example.com"),
             user("twin1", "twin_a", "twin_a@example.com"),
         ] + normals(10..<20) + [
-            user("twin1", "twin_b", "twin_b@example.com"),
+            user("twin1", "twin_b", "twin_b@example.com", authData: facebook("333")),
             user("selfname", "selfname", "not an email"),
             #"{"objectId":"nohash","username":"no_hash","email":"nohash@example.com"}"#,
         ] + normals(20..<30))

@@ -1,3 +1,4 @@
+import Auth
 import JSON
 import Testing
 @testable import ParseImport
@@ -81,6 +82,90 @@ import Testing
         #expect(updatedOnly.createdAt == 1_388_534_400_000)
         let (verified, _) = try #require(Self.row(UserMapper.map(Self.fields(#"{"objectId":"u","username":"abc","email":"a@b.co","emailVerified":true}"#), now: Self.now)))
         #expect(verified.emailVerified)
+    }
+
+    // MARK: _User.authData
+
+    static let fbToken = "CAAFakeFacebookAccessToken1x2c3v4b5n6m7"
+    static let twToken = "2244668800-FakeTwitterAuthToken9q8w7e"
+    static let twSecret = "FakeTwitterAuthTokenSecretp0o9i8u7"
+    static let consumerSecret = "FakeTwitterConsumerSecret7Qm2vB8nL4"
+
+    static func socialUser(_ authData: String, email: String? = nil) -> String {
+        let emailField = email.map { #""email":"\#($0)","# } ?? ""
+        return #"{"objectId":"s1","username":"social_one",\#(emailField)"authData":\#(authData),"createdAt":"2014-03-14T18:22:31.512Z"}"#
+    }
+
+    static func facebook(_ id: String) -> String {
+        #""facebook":{"id":\#(id),"access_token":"\#(fbToken)","expiration_date":"2014-06-20T11:42:07.000Z"}"#
+    }
+
+    static func twitter(_ id: String) -> String {
+        #""twitter":{"id":\#(id),"screen_name":"someone","auth_token":"\#(twToken)","auth_token_secret":"\#(twSecret)","consumer_key":"FakeKey","consumer_secret":"\#(consumerSecret)"}"#
+    }
+
+    /// (authData JSON, identities kept as "provider subject", a text each note about authData must contain)
+    @Test(arguments: [
+        ("{\(facebook(#""10152384756102938""#))}", ["facebook 10152384756102938"], []),
+        ("{\(twitter(#""2244668800""#))}", ["twitter 2244668800"], []),
+        ("{\(facebook(#""10153000111222333""#)),\(twitter(#""987654321""#))}", ["facebook 10153000111222333", "twitter 987654321"], []),
+        // A JSON integer id is its decimal digits; a string id is trimmed.
+        ("{\(facebook("10204455667788990"))}", ["facebook 10204455667788990"], []),
+        ("{\(twitter(#"" \t1234567890 ""#))}", ["twitter 1234567890"], []),
+        ("{\(facebook(#""\#(String(repeating: "7", count: 255))""#))}", ["facebook " + String(repeating: "7", count: 255)], []),
+        // Ids that are not 1 to 255 digits are refused, the value never quoted.
+        ("{\(facebook(#""fb-10152-x""#))}", [], ["authData.facebook.id is not a Facebook user id"]),
+        ("{\(facebook(#""\#(fbToken)""#))}", [], ["authData.facebook.id is not a Facebook user id"]),
+        ("{\(twitter(#""   ""#))}", [], ["authData.twitter.id is not a Twitter user id"]),
+        ("{\(twitter("-42"))}", [], ["authData.twitter.id is not a Twitter user id"]),
+        ("{\(facebook(#""\#(String(repeating: "7", count: 256))""#))}", [], ["authData.facebook.id is not a Facebook user id"]),
+        ("{\(facebook(#""١٢٣""#))}", [], ["authData.facebook.id is not a Facebook user id"]),
+        ("{\(facebook("1.0152e16"))}", [], ["authData.facebook.id is not a string or an integer"]),
+        ("{\(facebook("null"))}", [], ["authData.facebook.id is not a string or an integer"]),
+        (#"{"facebook":{"access_token":"\#(fbToken)"}}"#, [], ["authData.facebook has no id"]),
+        (#"{"facebook":"\#(fbToken)"}"#, [], ["authData.facebook has no id"]),
+        // Malformed authData: the user is imported without it.
+        (#""facebook:10152:\#(fbToken)""#, [], ["authData is not an object"]),
+        ("[{\(facebook(#""10152""#))}]", [], ["authData is not an object"]),
+        // Other providers are ignored with a note; an unlinked one (null) silently.
+        (#"{"anonymous":{"id":"5b1c6f0e-anon"}}"#, [], ["authData.anonymous ignored"]),
+        (#"{"google":{"id":"1234","access_token":"\#(fbToken)"},\#(twitter(#""55""#))}"#, ["twitter 55"], ["authData.google ignored"]),
+        ("{\(facebook(#""10152""#)),\"twitter\":null}", ["facebook 10152"], []),
+        ("{}", [], []),
+        ("null", [], []),
+    ] as [(String, [String], [String])])
+    func authDataBecomesIdentities(authData: String, identities: [String], noteTexts: [String]) throws {
+        let json = Self.socialUser(authData, email: "social@example.com")
+        let (user, notes) = try #require(Self.row(UserMapper.map(Self.fields(json), now: Self.now)), "\(json)")
+        #expect(user.identities.map { "\($0.provider.rawValue) \($0.subject)" } == identities)
+        #expect(user.identities.allSatisfy { $0.userID == "s1" && $0.createdAt == 1_394_821_351_512 }, "the user's id and createdAt")
+        let authNotes = notes.filter { $0.contains("authData") }
+        #expect(authNotes.count == noteTexts.count, "\(notes)")
+        for text in noteTexts { #expect(authNotes.contains { $0.contains(text) }, "\(notes)") }
+        // The user's row is the one imported without authData.
+        #expect(user.email == "social@example.com" && user.username == "social_one" && user.passwordHash == PasswordHasher.noPassword)
+        for secret in [Self.fbToken, Self.twToken, Self.twSecret, Self.consumerSecret, "FakeKey", "fb-10152-x", "5b1c6f0e", "someone"] {
+            #expect(!notes.contains { $0.contains(secret) }, "no note quotes authData's values: \(notes)")
+        }
+    }
+
+    /// A social user without email or hash is imported as before: `<id>@users.invalid` and
+    /// the unusable hash, with its identity.
+    @Test func aFacebookUserWithoutEmailOrHashKeepsTheUsualFallbacks() throws {
+        let json = Self.socialUser("{\(Self.facebook("10204455667788990"))}")
+        let (user, notes) = try #require(Self.row(UserMapper.map(Self.fields(json), now: Self.now)))
+        #expect(user.email == "s1@users.invalid")
+        #expect(user.passwordHash == PasswordHasher.noPassword)
+        #expect(user.identities == [ImportedIdentity(provider: .facebook, subject: "10204455667788990", userID: "s1", createdAt: 1_394_821_351_512)])
+        #expect(notes.count == 2, "no email, no hash: \(notes)")
+    }
+
+    @Test func hostileProviderNamesAreEscapedInNotes() throws {
+        let json = Self.socialUser(#"{"x\nnote _User other: forged":{"id":"1"}}"#)
+        let (user, notes) = try #require(Self.row(UserMapper.map(Self.fields(json), now: Self.now)))
+        #expect(user.identities.isEmpty)
+        #expect(notes.contains { $0.hasPrefix(#"authData."x\nnote"#) }, "\(notes)")
+        #expect(!notes.contains { $0.contains("\n") }, "no note spans two lines: \(notes)")
     }
 
     // MARK: Rallye
