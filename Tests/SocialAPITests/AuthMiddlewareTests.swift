@@ -14,10 +14,11 @@ final class AuthMiddlewareTests: XCTestCase {
     // The contract's lists (API.md "Conventions"), written out here rather than read from the
     // routes' `RoutePolicy`, so a route wrongly declared open fails this test.
     // Parameters are `{}`: their names are the router's choice.
-    /// Signup and login, and the mailed-link endpoints of API.md "Email verification and password
-    /// reset" (whoever forgot a password has no session): the only `/v1` routes open without one.
+    /// Signup and login (with a password or a provider's token), and the mailed-link endpoints of
+    /// API.md "Email verification and password reset" (whoever forgot a password has no
+    /// session): the only `/v1` routes open without one.
     static let publicRoutes: Set<String> = [
-        "POST /v1/users", "POST /v1/sessions",
+        "POST /v1/users", "POST /v1/sessions", "POST /v1/sessions/apple", "POST /v1/sessions/google", "POST /v1/sessions/facebook",
         "POST /v1/email-verifications/confirm", "POST /v1/password-resets", "POST /v1/password-resets/confirm",
     ]
     /// With `--public-read`: GETs of rallies, videos, users and their lists (never feeds,

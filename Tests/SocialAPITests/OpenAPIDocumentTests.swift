@@ -62,7 +62,7 @@ final class OpenAPIDocumentTests: XCTestCase {
     /// the contract's, not the code's.
     func testOnlyTheContractsOpenOperationsAreUnsecuredAndEverySecuredOneLists401() throws {
         let open: Set<String> = [
-            "POST /v1/users", "POST /v1/sessions", "GET /healthz", "GET /metrics", "GET /openapi.json",
+            "POST /v1/users", "POST /v1/sessions", "POST /v1/sessions/apple", "POST /v1/sessions/google", "POST /v1/sessions/facebook", "GET /healthz", "GET /metrics", "GET /openapi.json",
             "POST /v1/email-verifications/confirm", "POST /v1/password-resets", "POST /v1/password-resets/confirm",
             "GET /account/verify", "GET /account/reset", "GET /account/account.js", "GET /account/account.css",
             "GET /console/", "GET /console/{file}", "GET /media/avatars/{name}",
