@@ -295,3 +295,53 @@ final class SignInOutageTests: ServerTestCase {
         XCTAssertEqual(last?.status, 201, "\(String(describing: last))")
     }
 }
+
+/// A community moving off Parse: the social export (`Tests/Support/fixtures/parse-export-social`)
+/// imported with `pacenote import-parse`, then its 2014 Facebook users sign in with Facebook and
+/// find their accounts, their videos and their follows, with or without an email.
+final class ImportedSocialSignInTests: ServerTestCase {
+    private static let standIn = Result { try IdentityStandIn() }
+    override class var serverArguments: [String] { (try? standIn.get()).map(ProviderStandIn.flags) ?? [] }
+
+    override class func prepareServer(_ server: TestServer) throws {
+        let run = server.runCLI(["import-parse", SocialImportTests.fixtureDirectory.path], timeout: 120)
+        guard run.status == 0 else { throw StandInError(description: "import-parse: exit \(run.status)\n\(run.stdout)\n\(run.stderr)") }
+    }
+
+    func testA2014FacebookUserSignsIntoTheImportedAccountAndSeesTheirVideos() throws {
+        let standIn = try Self.standIn.get()
+        try ProviderStandIn.control(standIn, tokens: [
+            "EAA2026Token1": ["userId": "10152384756102938", "name": "Dani Sordo", "email": "fb2014@example.com"],
+            "EAA2026Token2": ["userId": "10204455667788990", "name": "Sin Correo"],
+            "EAA2026Token3": ["userId": "10152384756102938"],
+        ])
+        let signedIn = assertSuccess(try client.request("POST", "/v1/sessions/facebook", json: ["accessToken": "EAA2026Token1"]), 201)
+        XCTAssertEqual(signedIn["created"] as? Bool, false, "the imported account, not a new one")
+        let user = try XCTUnwrap(child(signedIn, "user"))
+        XCTAssertEqual(user["id"] as? String, "Fb2014User")
+        XCTAssertEqual(user["email"] as? String, "fb2014@example.com")
+        XCTAssertEqual(user["identities"] as? [String], ["facebook"])
+        XCTAssertEqual(user["hasPassword"] as? Bool, false)
+        XCTAssertTrue((user["createdAt"] as? String ?? "").hasPrefix("2014-03-14"), "\(user)")
+        let token = try XCTUnwrap(signedIn["sessionToken"] as? String)
+
+        let videos = assertSuccess(try client.request("GET", "/v1/users/Fb2014User/videos", token: token), 200)
+        let ids = (videos["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        XCTAssertEqual(Set(ids), ["Fb14Video1", "Fb14Video2", "Fb14Video3"], "\(videos)")
+        let following = assertSuccess(try client.request("GET", "/v1/users/Fb2014User/following", token: token), 200)
+        XCTAssertEqual((following["items"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["TwMail0001"])
+
+        // Without an email in the export or at Facebook: in too, and it can set a password now.
+        let bare = assertSuccess(try client.request("POST", "/v1/sessions/facebook", json: ["accessToken": "EAA2026Token2"]), 201)
+        XCTAssertEqual(child(bare, "user")?["id"] as? String, "FbNoMail01")
+        XCTAssertEqual(bare["created"] as? Bool, false)
+        let bareToken = try XCTUnwrap(bare["sessionToken"] as? String)
+        assertSuccess(try client.request("PUT", "/v1/users/me/password", json: ["newPassword": "a-first-password-2026"], token: bareToken), 204)
+        XCTAssertEqual(try client.me(bareToken).object?["hasPassword"] as? Bool, true)
+
+        // The duplicate of the export (FbDupl0001 had the same Facebook id) was not linked: the id
+        // signs into Fb2014User only.
+        XCTAssertEqual(child(assertSuccess(try client.request("POST", "/v1/sessions/facebook", json: ["accessToken": "EAA2026Token3"]), 201), "user")?["id"] as? String,
+                       "Fb2014User")
+    }
+}

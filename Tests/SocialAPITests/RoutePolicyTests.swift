@@ -16,6 +16,8 @@ final class RoutePolicyTests: XCTestCase {
     static let publicRoutes: Set<String> = [
         "POST /v1/users", "POST /v1/sessions",
         "POST /v1/email-verifications/confirm", "POST /v1/password-resets", "POST /v1/password-resets/confirm",
+        // Added with sign-in providers (issue 30): a provider's token is a login.
+        "POST /v1/sessions/apple", "POST /v1/sessions/google", "POST /v1/sessions/facebook",
     ]
     /// Open to GET with `--public-read`: rallies, videos, users and their lists.
     static let publicReadRoutes: Set<String> = [
@@ -32,7 +34,12 @@ final class RoutePolicyTests: XCTestCase {
         "PUT /v1/users/me/avatar",
     ]
     /// The limits per address, which `RateLimitMiddleware` gave these two routes by name.
-    static let addressLimits: [String: RouteLimit] = ["POST /v1/users": .signups, "POST /v1/sessions": .logins]
+    /// The provider sign-ins count as logins (one that makes an account also counts as a sign-up,
+    /// inside the handler).
+    static let addressLimits: [String: RouteLimit] = [
+        "POST /v1/users": .signups, "POST /v1/sessions": .logins,
+        "POST /v1/sessions/apple": .logins, "POST /v1/sessions/google": .logins, "POST /v1/sessions/facebook": .logins,
+    ]
     /// The `/v1` writes deliberately outside the write limit: the caller's own account and
     /// sessions, the mail endpoints (the mail limits count them), rallies (admins), moderation,
     /// installations and marking notifications read.
@@ -46,6 +53,8 @@ final class RoutePolicyTests: XCTestCase {
         "POST /v1/moderation/users/{id}/ban", "POST /v1/moderation/users/{id}/unban", "POST /v1/moderation/outbox/{seq}/retry",
         "POST /v1/installations", "DELETE /v1/installations/{id}", "POST /v1/notifications/read",
         "DELETE /v1/users/me/avatar", "DELETE /v1/moderation/users/{id}/avatar",
+        "POST /v1/sessions/apple", "POST /v1/sessions/google", "POST /v1/sessions/facebook",
+        "POST /v1/users/me/identities/{provider}", "DELETE /v1/users/me/identities/{provider}",
     ]
     /// The routes that hash a password (bcrypt) and so run on the offload pool; every other
     /// write runs on the blocking pool, every read on its serving thread.
