@@ -30,6 +30,9 @@ struct UserJSON: JSONEncodable {
 
     let profile: Profile
     let view: View
+    /// Another account's ways in, shown to admins only (the console's user view): which
+    /// providers, and whether it has a password, never more.
+    var waysIn: SignInMethods?
     /// The caller's own account, set for the `.owner` view only (its private fields).
     private let account: Account?
 
@@ -69,13 +72,19 @@ struct UserJSON: JSONEncodable {
             writer.field("myActivity", account.notificationSettings.myActivity)
             writer.field("followingActivity", account.notificationSettings.followingActivity)
             writer.endObject()
-            writer.key("identities")
-            writer.beginArray()
-            for provider in methods.identities { writer.value(provider.rawValue) }
-            writer.endArray()
-            writer.field("hasPassword", methods.hasPassword)
+            Self.write(methods, to: &writer)
         }
+        if let waysIn, account == nil { Self.write(waysIn, to: &writer) }
         writer.endObject()
+    }
+
+    /// `"identities": [...], "hasPassword": bool`.
+    private static func write(_ methods: SignInMethods, to writer: inout JSONWriter) {
+        writer.key("identities")
+        writer.beginArray()
+        for provider in methods.identities { writer.value(provider.rawValue) }
+        writer.endArray()
+        writer.field("hasPassword", methods.hasPassword)
     }
 }
 

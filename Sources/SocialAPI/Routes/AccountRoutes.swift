@@ -152,7 +152,10 @@ struct AccountRoutes {
         if let caller = context.identity, caller.userID == account.id {
             return try Self.me(caller, accounts)
         }
-        return .json(200, try users.user(account, for: context.identity))
+        var user = try users.user(account, for: context.identity)
+        // Admins see how an account signs in (the console's users view): a support question.
+        if context.identity?.role == .admin { user.waysIn = try accounts.signInMethods(userID: account.id) }
+        return .json(200, user)
     }
 
     /// Admins only; logged in the moderation log, with the body's optional `reason`.
