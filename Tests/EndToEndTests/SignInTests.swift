@@ -200,6 +200,17 @@ final class SignInTests: ServerTestCase {
         assertError(try client.me(try XCTUnwrap(made["sessionToken"] as? String)), 401, "invalid_session")
     }
 
+    func testALockedAccountIsLockedToItsProviderToo() throws {
+        let owner = try client.signup()
+        let sub = subject()
+        assertSuccess(try client.request("POST", "/v1/users/me/identities/apple", json: ["token": try mint.token(["sub": sub])], token: owner.token), 200)
+        // The default threshold: ten wrong passwords lock the account (API.md: lockouts apply).
+        for _ in 0..<10 { _ = try client.request("POST", "/v1/sessions", json: ["login": owner.username, "password": "wrong-password-1"]) }
+        let locked = try apple(["sub": sub, "email": owner.email])
+        assertError(locked, 429, "account_locked")
+        XCTAssertNotNil(locked.headers["retry-after"])
+    }
+
     func testEveryHostileTokenIsRefusedAndMakesNothing() throws {
         let sub = subject()
         let claims = mint.claims(["sub": sub])
