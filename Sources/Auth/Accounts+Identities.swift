@@ -77,9 +77,9 @@ extension Accounts {
         let email = identity.email.flatMap { Validation.isValidEmail($0) ? $0 : nil }
         let token = try SessionToken.generate()
         var checkedCreation = false
-        // Twice at most: a first sign-in of the same identity on another request (or server)
-        // may make the account between our look-up and our insert; the second round signs
-        // into that account. A derived username taken in the same instant gets a new one.
+        // Three rounds at most: a first sign-in of the same identity on another request (or
+        // server) may make the account between our look-up and our insert, and the next round
+        // signs into that account; a derived username taken in the same instant gets a new one.
         for round in 0..<3 {
             do {
                 return try database.write { connection in

@@ -43,7 +43,7 @@ struct IdentityRoutes {
         } created: { account, connection in
             // An address the provider vouched for needs no mail; one it did not (Facebook's) is
             // verified as a sign-up's is. No address at all: nothing to send.
-            guard !account.emailVerified, identity.email != nil, limits.allowsMail(to: account.email, request) else { return }
+            guard !account.emailVerified, identity.email.map(Validation.isValidEmail) == true, limits.allowsMail(to: account.email, request) else { return }
             try mail.verify(account, on: connection)
         }
         return .json(201, SignedInJSON(signedIn: result.signedIn, created: result.created))
@@ -51,7 +51,12 @@ struct IdentityRoutes {
 
     @Sendable func link(_ request: Request, _ context: Context) throws -> Response {
         let caller = try context.caller()
-        let provider = try ProviderTokens.provider(named: try context.parameters.require("provider"), field: nil)
+        guard let provider = IdentityProvider(rawValue: try context.parameters.require("provider")) else {
+            throw APIError.notFound("No such provider.")
+        }
+        guard provider != .twitter else {
+            throw APIError.validation(nil, "Twitter cannot be linked: its identities only come from a Parse import.")
+        }
         let body = try JSONBody.parse(request)
         let identity = try tokens.confirm(provider, token: try body.requireString("token"), nonce: try body.string("nonce"))
         try accounts.link(identity, to: caller)
