@@ -41,6 +41,11 @@ let package = Package(
         // headers need GLib's include paths, which only pkg-config gives, so they cannot go in
         // CShims below.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // This program's own vips_semaphore_down_timeout, which libvips's threadset calls instead
+        // of its own: with libvips 8.14.1 to 8.15.3 (Debian 12 has 8.14.1) an idle worker thread
+        // retiring races with a new task and can lose it or write into freed memory, so there no
+        // thread retires (threadset_idle.c; bench/vips-stress shows the race).
+        .target(name: "CVipsThreadset", dependencies: ["CVips"]),
         // Typed wrappers for C functions Swift cannot call (variadic ones, macros), one header and
         // one explicit submodule per library (`import CShims.Curl`, `CShims.MicroHTTPD`,
         // `CShims.SQLite`). All `static inline` and no dependency of its own: it links nothing,
@@ -56,7 +61,7 @@ let package = Package(
         .target(name: "Telemetry", dependencies: ["JSON"], swiftSettings: swiftSettings),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // Profile pictures: decoding, checking and resizing with libvips.
-        .target(name: "Imaging", dependencies: ["CVips"], swiftSettings: swiftSettings),
+        .target(name: "Imaging", dependencies: ["CVips", "CVipsThreadset"], swiftSettings: swiftSettings),
 
         // Storage and the domain.
         // Storage is the drivers' shared root and names no driver: the Database seam, SQL, Row,
@@ -119,7 +124,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CVips"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CVips", "CVipsThreadset"]),
         // Token checks against a local JWKS and Graph stand-in (Tests/Support/standins, Python).
         .testTarget(name: "SignInProvidersTests", dependencies: ["SignInProviders", "Auth", "Crypto", "JSON", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "TestSupport", "CSQLite", "Telemetry"]),
