@@ -36,6 +36,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // What Delivery's and SignInProviders' libcurl transfers share: the answer's sink and its
+        // callbacks, and the CA bundle with an operator's file.
+        .target(name: "CurlSupport", swiftSettings: swiftSettings),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // libvips, with its fixed-argument wrappers in the target's own header (shim.h): its
         // headers need GLib's include paths, which only pkg-config gives, so they cannot go in
@@ -93,7 +96,7 @@ let package = Package(
         ),
         .target(
             name: "Delivery",
-            dependencies: ["Storage", "Auth", "Hooks", "Community", "Crypto", "JSON", "Telemetry", "CCurl", "CShims"],
+            dependencies: ["Storage", "Auth", "Hooks", "Community", "Crypto", "JSON", "Telemetry", "CCurl", "CShims", "CurlSupport"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -104,7 +107,7 @@ let package = Package(
         ),
         // Sign-in providers' tokens (Apple, Google, Facebook), checked for Auth's IdentityVerifier:
         // the providers' JWKS and Facebook's Graph API fetched over libcurl, bounded.
-        .target(name: "SignInProviders", dependencies: ["Auth", "Crypto", "JSON", "Telemetry", "CCurl", "CShims"], swiftSettings: swiftSettings),
+        .target(name: "SignInProviders", dependencies: ["Auth", "Crypto", "JSON", "Telemetry", "CCurl", "CShims", "CurlSupport"], swiftSettings: swiftSettings),
         .target(
             name: "ParseImport",
             dependencies: ["Storage", "Schema", "Auth", "VideoRegistry", "Community", "Imaging", "JSON", "Telemetry"],

@@ -1,3 +1,4 @@
+import CurlSupport
 import Telemetry
 
 /// Why sign-in provider settings were refused at start: a bad URL, an unreadable or empty CA
@@ -23,6 +24,20 @@ public enum ProviderConfigurationError: SafelyDescribedError, Equatable {
         case .incomplete(let provider, let missing): "\(provider) sign-in needs \(missing) as well"
         case .outOfRange(let setting, let reason): "\(setting): \(reason)"
         case .curl(let function): "libcurl: \(function) failed"
+        }
+    }
+}
+
+extension ProviderConfigurationError {
+    /// `CABundle.load`, its refusal worded as a provider setting's (`--provider-ca-file`).
+    static func caBundle(_ path: String?) throws(ProviderConfigurationError) -> [UInt8]? {
+        do {
+            return try CABundle.load(extraCAFile: path)
+        } catch {
+            switch error {
+            case .unreadableFile(let path): throw .unreadableFile(path: path)
+            case .invalidCAFile(let path): throw .invalidCAFile(path: path)
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import CurlSupport
 /// Why a push provider could not be built from the operator's settings. Raised at start, so
 /// `serve` can say which setting is wrong; descriptions name files and fields, never key bytes.
 public enum PushConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -25,6 +26,20 @@ public enum PushConfigurationError: Error, Sendable, Equatable, CustomStringConv
         case .invalidCAFile(let path): "\(path) holds no PEM certificate"
         case .missingSetting(let name): "\(name) must not be empty"
         case .curl(let function): "libcurl: \(function) failed"
+        }
+    }
+}
+
+extension PushConfigurationError {
+    /// `CABundle.load`, its refusal worded as a push setting's (`--push-ca-file`).
+    static func caBundle(_ path: String?) throws(PushConfigurationError) -> [UInt8]? {
+        do {
+            return try CABundle.load(extraCAFile: path)
+        } catch {
+            switch error {
+            case .unreadableFile(let path): throw .unreadableFile(path: path)
+            case .invalidCAFile(let path): throw .invalidCAFile(path: path)
+            }
         }
     }
 }

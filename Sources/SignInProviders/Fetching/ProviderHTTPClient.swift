@@ -1,3 +1,4 @@
+import CurlSupport
 import CCurl
 import CShims.Curl
 import Foundation
@@ -96,7 +97,7 @@ public final class ProviderHTTPClient: Sendable {
         timeoutMillis = configuration.timeoutMillis
         connectTimeoutMillis = min(configuration.connectTimeoutMillis, configuration.timeoutMillis)
         maxResponseBytes = configuration.maxResponseBytes
-        caBundle = try ProviderCABundle.load(extraCAFile: configuration.extraCAFile)
+        caBundle = try ProviderConfigurationError.caBundle(configuration.extraCAFile)
     }
 
     deinit {
@@ -121,7 +122,7 @@ public final class ProviderHTTPClient: Sendable {
             return .failure(ProviderFetchError(kind: .transport, message: "curl_easy_init failed"))
         }
         let easy = handle.pointer
-        let sink = FetchSink(maxBodyBytes: maxResponseBytes)
+        let sink = CurlResponseSink(maxBodyBytes: maxResponseBytes)
         var headerList: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Accept: application/json")
         for header in headers where !header.name.contains(where: \.isNewline) && !header.value.contains(where: \.isNewline) {
             headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
@@ -159,9 +160,9 @@ public final class ProviderHTTPClient: Sendable {
             ("CURLOPT_ACCEPT_ENCODING", { pn_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "") }),
             ("CURLOPT_USERAGENT", { pn_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, "pacenote") }),
             ("CURLOPT_HTTPHEADER", { pn_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList) }),
-            ("CURLOPT_WRITEFUNCTION", { pn_curl_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION, fetchWriteBody) }),
+            ("CURLOPT_WRITEFUNCTION", { pn_curl_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody) }),
             ("CURLOPT_WRITEDATA", { pn_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context) }),
-            ("CURLOPT_HEADERFUNCTION", { pn_curl_easy_setopt_callback(easy, CURLOPT_HEADERFUNCTION, fetchHeaderLine) }),
+            ("CURLOPT_HEADERFUNCTION", { pn_curl_easy_setopt_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderLine) }),
             ("CURLOPT_HEADERDATA", { pn_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context) }),
             ("CURLOPT_CAINFO_BLOB", {
                 guard let bundle = self.caBundle else { return CURLE_OK }
@@ -202,21 +203,3 @@ enum ProviderCurlGlobal {
     static let initialized: Bool = pn_curl_global_init() == CURLE_OK
 }
 
-/// The CAs provider connections trust: with `--provider-ca-file`, the system bundle and that
-/// file's certificates together, handed to libcurl in memory (`CURLOPT_CAINFO_BLOB`), so the
-/// real providers keep working beside a stand-in's CA; without it, libcurl's default bundle.
-enum ProviderCABundle {
-    static let systemBundlePath = "/etc/ssl/certs/ca-certificates.crt"
-
-    static func load(extraCAFile path: String?) throws(ProviderConfigurationError) -> [UInt8]? {
-        guard let path else { return nil }
-        guard let extra = FileManager.default.contents(atPath: path) else { throw .unreadableFile(path: path) }
-        guard String(decoding: extra, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
-            throw .invalidCAFile(path: path)
-        }
-        var bundle = FileManager.default.contents(atPath: systemBundlePath).map { [UInt8]($0) } ?? []
-        bundle.append(UInt8(ascii: "\n"))
-        bundle.append(contentsOf: extra)
-        return bundle
-    }
-}

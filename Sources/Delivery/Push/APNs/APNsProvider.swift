@@ -39,7 +39,7 @@ public final class APNsProvider: PushProvider {
                                   lifetimeSeconds: configuration.tokenLifetimeSeconds, clock: clock)
         client = try HTTP2Client(configuration: .init(
             timeoutMillis: configuration.requestTimeoutMillis,
-            caBundle: try CABundle.load(extraCAFile: configuration.caFile),
+            caBundle: try PushConfigurationError.caBundle(configuration.caFile),
             cleartextHTTP2: true))
         self.clock = clock
     }

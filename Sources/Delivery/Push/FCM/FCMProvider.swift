@@ -22,7 +22,7 @@ public final class FCMProvider: PushProvider {
         sendURL = try normalizedBaseURL(configuration.baseURL) + "/v1/projects/" + account.projectID + "/messages:send"
         client = try HTTP2Client(configuration: .init(
             timeoutMillis: configuration.requestTimeoutMillis,
-            caBundle: try CABundle.load(extraCAFile: configuration.caFile),
+            caBundle: try PushConfigurationError.caBundle(configuration.caFile),
             cleartextHTTP2: true))
         accessToken = FCMAccessToken(account: account, client: client, clock: clock)
         self.clock = clock

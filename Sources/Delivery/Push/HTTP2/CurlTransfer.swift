@@ -1,10 +1,12 @@
 import CCurl
 import CShims.Curl
+import CurlSupport
 
 /// One easy handle with the header list and response sink it points at; frees all three.
 final class CurlTransfer {
     let easy: UnsafeMutableRawPointer
-    let sink = ResponseSink()
+    /// Push services answer a few hundred bytes; a misbehaving relay must not make us buffer without bound.
+    let sink = CurlResponseSink(maxBodyBytes: 1 << 20)
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
     private init(easy: UnsafeMutableRawPointer) { self.easy = easy }

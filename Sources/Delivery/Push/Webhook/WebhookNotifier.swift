@@ -52,7 +52,7 @@ public final class WebhookNotifier: Sendable {
         // every server speaks.
         client = try HTTP2Client(configuration: .init(
             timeoutMillis: configuration.requestTimeoutMillis,
-            caBundle: try CABundle.load(extraCAFile: configuration.caFile),
+            caBundle: try PushConfigurationError.caBundle(configuration.caFile),
             cleartextHTTP2: false))
         self.clock = clock
     }
