@@ -3,7 +3,8 @@ import TestSupport
 import XCTest
 
 /// The moderation console (`/console/`): its static files and headers over HTTP, and the
-/// browser test (Tests/Browser/console_test.py) in a real headless Chromium against this server.
+/// browser tests (Tests/Browser/console_test.py, console_ways_in_test.py) in a real headless
+/// Chromium against this server.
 final class ConsoleBrowserTests: ServerTestCase {
     /// The package's folder (this file is Tests/EndToEndTests/ConsoleBrowserTests.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -74,11 +75,7 @@ final class ConsoleBrowserTests: ServerTestCase {
     }
 
     func testModeratorHidesAFlaggedVideoInAHeadlessBrowser() throws {
-        let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
-            ?? Self.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            return XCTFail("no Python at \(python): run scripts/python-env (scripts/test does)")
-        }
+        guard let python = try browserPython() else { return }
         let moderator = try moderator()
         let user = try client.signup()
         _ = try uploadPicture(user)  // What an admin sees in the Users view.
@@ -116,24 +113,8 @@ final class ConsoleBrowserTests: ServerTestCase {
         environment["PICTURED_TITLE"] = picturedTitle
         environment["PICTURED_OWNER"] = pictured.username
         environment["ARTIFACTS"] = artifacts
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.packageRoot.appendingPathComponent("Tests/Browser/console_test.py").path]
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let collected = Locked(Data())
-        let reader = Thread { collected.withLock { $0 = output.fileHandleForReading.readDataToEndOfFile() } }
-        reader.start()
-        _ = waitUntil(timeout: 180, interval: 0.1) { !process.isRunning }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        _ = waitUntil(timeout: 5) { reader.isFinished }
-        let log = String(decoding: collected.withLock { $0 }, as: UTF8.self)
-        XCTAssertEqual(process.terminationStatus, 0, "console_test.py:\n\(log)")
+        let run = try runBrowserScript("console_test.py", python: python, environment: environment)
+        XCTAssertEqual(run.status, 0, "console_test.py:\n\(run.log)")
 
         // What the browser did, as the API sees it: the video is gone for everyone else, the
         // picture too; the log holds both, newest first.
@@ -152,6 +133,86 @@ final class ConsoleBrowserTests: ServerTestCase {
         for name in ["queue-phone", "queue-laptop", "picture-removed", "log-laptop", "log-phone"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: artifacts + "/\(name).png"), "screenshot \(name)")
         }
+    }
+
+    /// An admin's Users view says how each account found signs in (issue 30: "an admin sees
+    /// which ways in an account has"), from GET /v1/users/{id}'s `identities` and `hasPassword`:
+    /// a password only; Facebook and Twitter without a password; neither (an import without a
+    /// usable hash), which only a password reset opens. The identities are written into the
+    /// database as an import would (no provider's token is needed for what the console shows).
+    func testAnAdminSeesEachAccountsWaysInInTheUsersView() throws {
+        guard let python = try browserPython() else { return }
+        let word = Fake.word("wi")
+        let withPassword = try client.signup(displayName: "Password \(word)")
+        let withIdentities = try client.signup(displayName: "Social \(word)")
+        let withNothing = try client.signup(displayName: "Imported \(word)")
+        try server.withDatabase { db in
+            for (provider, subject) in [("twitter", "2207\(Int.random(in: 1_000...9_999))"), ("facebook", "10152\(Int.random(in: 1_000...9_999))")] {
+                try db.write("""
+                    INSERT INTO identities (provider, subject, user_id, created_at)
+                    VALUES (\(provider), \(subject), \(withIdentities.id), \(Int64(Date().timeIntervalSince1970 * 1_000)))
+                    """)
+            }
+            // What an account without a password keeps (migrations/*/0019_identities.sql).
+            for account in [withIdentities, withNothing] {
+                try db.write("UPDATE users SET password_hash = '!' WHERE id = \(account.id)")
+            }
+        }
+        let admin = try admin()
+        // What the console reads, as the API answers it.
+        for (account, identities, hasPassword) in [(withPassword, [String](), true), (withIdentities, ["facebook", "twitter"], false),
+                                                   (withNothing, [], false)] {
+            let user = try getObject("/v1/users/\(account.id)", admin.token)
+            XCTAssertEqual(user["identities"] as? [String], identities, account.username)
+            XCTAssertEqual(user["hasPassword"] as? Bool, hasPassword, account.username)
+        }
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["SE_AVOID_STATS"] = "true"
+        environment["SE_OFFLINE"] = "true"
+        environment["CONSOLE_URL"] = "http://127.0.0.1:\(server.port)/console/"
+        environment["ADMIN_LOGIN"] = admin.username
+        environment["ADMIN_PASSWORD"] = admin.password
+        environment["SEARCH"] = word
+        environment["PASSWORD_USER"] = withPassword.username
+        environment["IDENTITY_USER"] = withIdentities.username
+        environment["NO_WAY_USER"] = withNothing.username
+        let artifacts = Self.packageRoot.appendingPathComponent(".build/artifacts/console").path
+        environment["ARTIFACTS"] = artifacts
+        let run = try runBrowserScript("console_ways_in_test.py", python: python, environment: environment)
+        XCTAssertEqual(run.status, 0, "console_ways_in_test.py:\n\(run.log)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: artifacts + "/users-ways-in.png"), "screenshot users-ways-in")
+    }
+
+    /// The Python of scripts/python-env (or PACENOTE_TEST_PYTHON); nil, with a failure, when there is none.
+    private func browserPython(file: StaticString = #filePath, line: UInt = #line) throws -> String? {
+        let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
+            ?? Self.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            XCTFail("no Python at \(python): run scripts/python-env (scripts/test does)", file: file, line: line)
+            return nil
+        }
+        return python
+    }
+
+    /// Runs Tests/Browser/`script` with `environment` (up to 180 s); its status and its output.
+    private func runBrowserScript(_ script: String, python: String, environment: [String: String]) throws -> (status: Int32, log: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [Self.packageRoot.appendingPathComponent("Tests/Browser/\(script)").path]
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let collected = Locked(Data())
+        let reader = Thread { collected.withLock { $0 = output.fileHandleForReading.readDataToEndOfFile() } }
+        reader.start()
+        _ = waitUntil(timeout: 180, interval: 0.1) { !process.isRunning }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        _ = waitUntil(timeout: 5) { reader.isFinished }
+        return (process.terminationStatus, String(decoding: collected.withLock { $0 }, as: UTF8.self))
     }
 
     /// PUT /v1/users/me/avatar as `account` with Tests/Support/fixtures/images/landscape.jpg;

@@ -338,14 +338,42 @@
     return node;
   }
 
-  // Users (admins): search, role changes and bans.
+  // Users (admins): search, role changes and bans, and how each account signs in. Search
+  // results do not say the latter: each row looks its user up (GET /v1/users/{id}, once per
+  // user and load), which answers an admin the account's `identities` and `hasPassword`.
+  let userWays = new Map();
+
   function searchUsers(event, more) {
     if (event) event.preventDefault();
     const query = $("user-query").value.trim();
     if (!query) return;
+    if (!more) userWays = new Map();
     return loadPage("users", "/v1/search/users?limit=20&q=" + encodeURIComponent(query), more, userRow);
   }
   loaders.users = (more) => { if ($("user-query").value.trim()) searchUsers(null, more); };
+
+  const PROVIDER_NAMES = { apple: "Apple", google: "Google", facebook: "Facebook", twitter: "Twitter" };
+
+  // "Signs in with: password · Apple · Facebook" once the lookup answers; "No way in (password
+  // reset only)" for an account with neither (an import without a usable hash or identity);
+  // a neutral "—" when the lookup fails or does not say.
+  function waysIn(user) {
+    const node = el("span", { class: "ways", "data-state": "loading" }, "Signs in with: …");
+    if (!userWays.has(user.id)) {
+      userWays.set(user.id, api("GET", "/v1/users/" + encodeURIComponent(user.id)).catch(() => null));
+    }
+    userWays.get(user.id).then((found) => {
+      if (!found || !Array.isArray(found.identities) || typeof found.hasPassword !== "boolean") {
+        node.dataset.state = "unknown";
+        node.replaceChildren("Signs in with: —");
+        return;
+      }
+      const ways = (found.hasPassword ? ["password"] : []).concat(found.identities.map((name) => PROVIDER_NAMES[name] || String(name)));
+      node.dataset.state = ways.length ? "known" : "none";
+      node.replaceChildren(ways.length ? "Signs in with: " + ways.join(" · ") : "No way in (password reset only)");
+    });
+    return node;
+  }
 
   function userRow(user) {
     const path = "/v1/users/" + encodeURIComponent(user.id);
@@ -354,7 +382,7 @@
     const isMe = user.id === state.me.id;
     return el("li", { class: "row user" },
       el("span", { class: "name person" }, avatar(user, "large"),
-        el("span", {}, el("strong", {}, "@" + user.username), " ", user.displayName)),
+        el("span", {}, el("strong", {}, "@" + user.username), " ", user.displayName, waysIn(user))),
       el("span", { class: "role" }, user.role),
       isMe ? el("span", { class: "note" }, "you") : el("span", { class: "actions" },
         role,
