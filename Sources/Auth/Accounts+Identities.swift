@@ -78,9 +78,10 @@ extension Accounts {
         let token = try SessionToken.generate()
         var checkedCreation = false
         // Three rounds at most: a first sign-in of the same identity on another request (or
-        // server) may make the account between our look-up and our insert, and the next round
-        // signs into that account; a derived username taken in the same instant gets a new one.
-        for round in 0..<3 {
+        // server) may make the account between our look-up and our insert (its identity or its
+        // email then collides), and the next round signs into that account; a derived username
+        // taken in the same instant gets a new one.
+        for _ in 0..<3 {
             do {
                 return try database.write { connection in
                     let now = clock.nowMillis()
@@ -118,13 +119,15 @@ extension Accounts {
                     let methods = SignInMethods(identities: [identity.provider], hasPassword: false)
                     return ProviderSignIn(signedIn: SignedIn(account: account, token: token, methods: methods), created: true)
                 }
-            } catch IdentityStore.LinkConflict.identityLinked where round < 2 {
+            } catch IdentityStore.LinkConflict.identityLinked {
                 continue
-            } catch AuthError.usernameTaken where username == nil && round < 2 {
+            } catch AuthError.usernameTaken where username == nil {
                 continue
             } catch AuthError.emailTaken {
-                // The email was free at the look-up and taken by the insert: the same refusal.
-                throw AuthError.accountExists
+                // The email was free at the look-up and taken by the insert: by a concurrent first
+                // sign-in of this identity (the next round signs into it) or by another account
+                // (the next round's look-up refuses with `accountExists`).
+                continue
             }
         }
         throw AuthError.conflict("The account is being changed by another request; try again.")

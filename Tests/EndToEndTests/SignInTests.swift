@@ -94,6 +94,20 @@ final class SignInTests: ServerTestCase {
         XCTAssertNotEqual(again["sessionToken"] as? String, token, "a new session")
     }
 
+    func testConcurrentFirstSignInsOfOneIdentityMakeOneAccount() throws {
+        let sub = subject()
+        let tokens = try (0..<8).map { _ in try mint.token(["sub": sub, "email": "\(sub)@privaterelay.appleid.com", "name": "Same Person"]) }
+        let outcomes = runConcurrently(port: server.port, 8) { index, client in
+            guard let result = try? client.request("POST", "/v1/sessions/apple", json: ["identityToken": tokens[index]]) else { return "no answer" }
+            let user = result.object?["user"] as? [String: Any]
+            return "\(result.status) \(user?["id"] as? String ?? result.errorCode ?? "") \(result.object?["created"] as? Bool ?? false)"
+        }
+        XCTAssertEqual(outcomes.filter { $0.hasPrefix("201 ") }.count, 8, "every sign-in answers 201:\n\(outcomes.joined(separator: "\n"))")
+        XCTAssertEqual(Set(outcomes.map { $0.split(separator: " ")[1] }).count, 1, "one account: \(outcomes)")
+        XCTAssertEqual(outcomes.filter { $0.hasSuffix(" true") }.count, 1, "made once: \(outcomes)")
+        XCTAssertEqual(try identityRows(sub), 1)
+    }
+
     func testAGivenUsernameIsCheckedAndAnEmaillessIdentityGetsAnAccountToo() throws {
         let taken = try client.signup()
         assertError(try apple(["sub": subject()], ["username": taken.username.uppercased()]), 400, "validation_failed", field: "username", "a taken username")
