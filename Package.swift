@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "Hooks", "Telemetry"]),
         .testTarget(name: "HooksTests", dependencies: ["Hooks", "Storage", "PostgresStorage", "Schema", "TestSupport", "Telemetry"]),
-        .testTarget(name: "CommunityTests", dependencies: ["Community"]),
+        .testTarget(name: "CommunityTests", dependencies: ["Community", "Storage", "TestSupport"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
         .testTarget(name: "PushTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "Hooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),

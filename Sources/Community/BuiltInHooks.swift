@@ -1,6 +1,7 @@
 import Auth
 import Hooks
 import Storage
+import Telemetry
 import VideoRegistry
 
 /// The hooks every Pacenote server runs, registered through the pipeline at start-up:
@@ -24,6 +25,8 @@ import VideoRegistry
 ///   run), then every remaining activity from or to it (so the activity hooks correct
 ///   everyone else's counters).
 /// - Account saved with a ban or an unban: the counters its content moves (see `BanCounters`).
+/// - Rallies and videos saved or deleted, and bans: the change log (`ChangeHooks`, registered
+///   last, so its rows are written once everything else of the write has passed).
 ///
 /// `videosCount` counts the videos everyone can see (API.md "Visibility"), one number for
 /// every reader, so it never tells that moderated content exists. A banned user's videos,
@@ -45,7 +48,7 @@ package enum BuiltInHooks {
         }
     }
 
-    package static func register(on registry: HookRegistry, configuration: Configuration) {
+    package static func register(on registry: HookRegistry, configuration: Configuration, clock: any WallClock = SystemClock()) {
         let videos = VideoStore()
         let activities = ActivityStore()
         let log = ModerationLogStore()
@@ -99,6 +102,8 @@ package enum BuiltInHooks {
                 try event.hooks.delete(activity, on: connection) { try activities.delete(id: activity.id, on: connection) }
             }
         }
+
+        ChangeHooks.register(on: registry, clock: clock)
     }
 
     /// Moves the owner's and the rally's `videosCount` by `delta` for a video that starts or

@@ -129,6 +129,9 @@ public final class ParseImporter {
             try backend.refreshStatistics(of: Self.loadedTables, in: database)
         }
         try phase("counters") { try database.write { connection in try CounterRebuild.recompute(on: connection) } }
+        // The import writes around the hooks, so the change log learns of its rallies and videos
+        // here: a GET /v1/changes snapshot must meet every one (a re-run adds none twice).
+        try phase("changes") { _ = try database.write { connection in try ChangeLog().recordMissing(now: now, on: connection) } }
         try phase("timelines") {
             // Committed in parts (see `rebuild(in:)`): a re-run after a crash here refills both timelines.
             let rows = try TimelineRebuild.rebuild(in: database, followingDepth: options.followingDepth) { self.progress($0) }

@@ -25,5 +25,6 @@ public enum PostgresMigrationFiles {
         ("0017_profile_pictures", PackageResources._017_profile_pictures_sql),
         ("0018_account_exports", PackageResources._018_account_exports_sql),
         ("0019_identities", PackageResources._019_identities_sql),
+        ("0020_changes", PackageResources._020_changes_sql),
     ]
 }

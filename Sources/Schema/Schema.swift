@@ -29,6 +29,7 @@ public enum Schema {
         migration("0017_profile_pictures", PackageResources._017_profile_pictures_sql),
         migration("0018_account_exports", PackageResources._018_account_exports_sql),
         migration("0019_identities", PackageResources._019_identities_sql),
+        migration("0020_changes", PackageResources._020_changes_sql),
     ]
 
     /// The same changes for PostgreSQL (`migrations/postgres`, embedded by `PostgresSchema`).

@@ -29,6 +29,8 @@ enum APIErrors {
             return map(error)
         case let error as CursorError:
             return map(error)
+        case let error as SyncError:
+            return map(error)
         case let error as ImagingError:
             return map(error)
         case let error as IdentityVerificationError:
@@ -126,11 +128,24 @@ enum APIErrors {
     }
 
     static func map(_ error: CursorError) -> APIError {
+        map(error, field: "cursor")
+    }
+
+    /// `field` names the parameter that held it: `cursor` for lists, `since` for the change log.
+    static func map(_ error: CursorError, field: String) -> APIError {
         let message = switch error {
         case .unreadable: "The cursor is not valid for this list; start again from the first page."
         case .foreignShape: "That cursor does not belong to this list."
         }
-        return APIError(status: 400, code: "invalid_cursor", message: message, field: "cursor")
+        return APIError(status: 400, code: "invalid_cursor", message: message, field: field)
+    }
+
+    static func map(_ error: SyncError) -> APIError {
+        switch error {
+        case .expired:
+            return APIError(status: 410, code: "sync_expired",
+                            message: "Changes this far back are no longer kept; sync again from the beginning, without since.", field: "since")
+        }
     }
 
     static func map(_ error: SocialError) -> APIError {

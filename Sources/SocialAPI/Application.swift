@@ -62,6 +62,12 @@ public final class Application: Sendable {
         /// Who checks each sign-in provider's tokens (`serve` builds them from its provider
         /// flags with SignInProviders); a provider without one answers 503 `unavailable`.
         public var identityVerifiers: [IdentityProvider: any IdentityVerifier] = [:]
+        /// `serve --changes-retention`: how long the change log keeps a deleted object's
+        /// tombstone; a `since` token older than the purge is 410 `sync_expired`.
+        public var changesRetentionMillis: Int64 = 30 * 86_400_000
+        /// `serve --maintenance-interval`: how often the periodic clean-up runs (expired
+        /// sessions, done jobs, the change log's tombstones).
+        public var maintenanceIntervalMillis: Int64 = 600_000
         public init() {}
     }
 
@@ -141,7 +147,7 @@ public final class Application: Sendable {
         let registry = HookRegistry()
         // Feed hooks first: they must see a video's activities before the built-in cascade deletes them.
         FeedHooks.register(on: registry, timelines: timelines, clock: clock)
-        BuiltInHooks.register(on: registry, configuration: .init(autoHideFlags: configuration.autoHideFlags))
+        BuiltInHooks.register(on: registry, configuration: .init(autoHideFlags: configuration.autoHideFlags), clock: clock)
         notifier.register(on: registry)
         hooks = registry.build()
         // Every lane's worker counts its jobs in one family of /metrics.
@@ -190,7 +196,7 @@ public final class Application: Sendable {
             }
         }
         installations = Installations(database: database, clock: clock)
-        rallies = Rallies(database: database, clock: clock)
+        rallies = Rallies(database: database, hooks: hooks, clock: clock)
         videos = Videos(database: database, hooks: hooks, clock: clock)
         social = Social(database: database, hooks: hooks, videos: videos, clock: clock)
         moderation = Moderation(database: database, accounts: accounts, hooks: hooks, videos: videos, social: social, clock: clock)
@@ -253,6 +259,7 @@ public final class Application: Sendable {
         VideoRoutes(reads: videoReads, codec: cursors, videos: videos, social: social, moderation: moderation).register(on: router)
         SearchRoutes(search: SearchReads(lists: lists), codec: cursors).register(on: router)
         FeedRoutes(feeds: FeedReads(lists: lists), codec: cursors).register(on: router)
+        ChangeRoutes(changes: ChangeReads(database: database, codec: cursors, rallies: rallies, clock: clock), codec: cursors).register(on: router)
         ModerationRoutes(reads: ModerationReads(lists: lists), users: userReads, videos: videoReads, codec: cursors, moderation: moderation,
                          pictureCache: pictureCache)
             .register(on: router)
@@ -283,7 +290,11 @@ public final class Application: Sendable {
         if lanes.contains(.notify) { notifyWorker.start() }
         if lanes.contains(.push) { deliveryWorker.start() }
         if lanes.contains(.mail) { mailWorker?.start() }
-        maintenance.withLock { $0 = $0 ?? Maintenance(database: database, accounts: accounts, logger: logger) }
+        let retention = configuration.changesRetentionMillis
+        let interval = DispatchTimeInterval.milliseconds(Int(clamping: configuration.maintenanceIntervalMillis))
+        maintenance.withLock {
+            $0 = $0 ?? Maintenance(database: database, accounts: accounts, logger: logger, changesRetentionMillis: retention, interval: interval)
+        }
     }
 
     /// Stops background work (each worker finishes the batch in hand: deliveries under way

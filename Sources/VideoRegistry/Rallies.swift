@@ -1,10 +1,12 @@
 import Auth
 import Crypto
+import Hooks
 import Storage
 import Telemetry
 
 /// Rallies (API.md "Rallies"): anyone reads, admins write. A rally cannot be deleted, nor
-/// shortened, while videos use it or its days.
+/// shortened, while videos use it or its days. Every write runs through the hook pipeline
+/// (the change log follows rallies there).
 public final class Rallies: Sendable {
     /// The fields of a new rally, or the changes to one (nil: unchanged).
     public struct Input: Sendable {
@@ -25,11 +27,13 @@ public final class Rallies: Sendable {
     static let countryRule = TextRule("A country", characters: 1...60)
 
     private let database: any Database
+    private let hooks: Hooks
     private let clock: any WallClock
     private let store = RallyStore()
 
-    public init(database: any Database, clock: any WallClock = SystemClock()) {
+    public init(database: any Database, hooks: Hooks, clock: any WallClock = SystemClock()) {
         self.database = database
+        self.hooks = hooks
         self.clock = clock
     }
 
@@ -60,7 +64,7 @@ public final class Rallies: Sendable {
             id: try SecureRandom.alphanumericID(), name: try Self.name(name), country: try Self.country(country),
             startDay: startDay, endDay: try Self.endDay(endDay, start: startDay), videosCount: 0, createdAt: now
         )
-        try database.write { connection in try store.insert(rally, on: connection) }
+        try database.write { connection in try hooks.save(rally, on: connection) { try store.insert(rally, on: connection) } }
         return rally
     }
 
@@ -68,7 +72,8 @@ public final class Rallies: Sendable {
         try requireAdmin(identity)
         let now = clock.nowMillis()
         return try database.write { connection in
-            guard var rally = try store.find(id: id, on: connection) else { throw VideoRegistryError.notFound }
+            guard let previous = try store.find(id: id, on: connection) else { throw VideoRegistryError.notFound }
+            var rally = previous
             if let name = input.name { rally.name = try Self.name(name) }
             if let country = input.country { rally.country = try Self.country(country) }
             rally.startDay = input.startDay ?? rally.startDay
@@ -77,7 +82,7 @@ public final class Rallies: Sendable {
             if try store.highestVideoDay(rallyID: id, on: connection) > rally.dayCount {
                 throw VideoRegistryError.conflict("Videos are registered on days these dates would remove.")
             }
-            try store.update(rally, now: now, on: connection)
+            try hooks.save(rally, previous: previous, on: connection) { try store.update(rally, now: now, on: connection) }
             return rally
         }
     }
@@ -85,9 +90,9 @@ public final class Rallies: Sendable {
     public func delete(id: String, by identity: Accounts.Identity) throws {
         try requireAdmin(identity)
         try database.write { connection in
-            guard try store.find(id: id, on: connection) != nil else { throw VideoRegistryError.notFound }
+            guard let rally = try store.find(id: id, on: connection) else { throw VideoRegistryError.notFound }
             do {
-                try store.delete(id: id, on: connection)
+                try hooks.delete(rally, on: connection) { try store.delete(id: id, on: connection) }
             } catch StorageError.foreignKeyViolation {
                 throw VideoRegistryError.conflict("Videos still reference this rally; delete them first.")
             }

@@ -8,6 +8,14 @@ public struct RallyStore: Sendable {
         try connection.fetchOne("SELECT \(Rally.columns) FROM rallies WHERE id = \(id)").map(Rally.init(row:))
     }
 
+    /// The rallies with these ids, in no particular order (a page of the change log).
+    public func find(ids: [String], on connection: any DatabaseConnection) throws -> [Rally] {
+        guard !ids.isEmpty else { return [] }
+        return try connection.fetchAll("""
+            SELECT \(Rally.columns) FROM rallies WHERE id IN (\(SQL.joined(ids.map { "\($0)" }, separator: ", ")))
+            """).map(Rally.init(row:))
+    }
+
     /// Every rally starting within `days` (all when nil), ordered by start date.
     func list(startingWithin days: ClosedRange<Int>?, on connection: any DatabaseConnection) throws -> [Rally] {
         let filter: SQL = days.map { "WHERE start_date BETWEEN \($0.lowerBound) AND \($0.upperBound)" } ?? ""

@@ -25,6 +25,16 @@ public struct VideoStore: Sendable {
             """, reading: selection.read)
     }
 
+    /// The videos with these ids that the viewer may see, as `selection` reads them, in no
+    /// particular order (a page of the change log: at most 500 ids, one statement).
+    public func find<Item>(ids: [String], viewer: Viewer, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
+        guard !ids.isEmpty else { return [] }
+        return try connection.fetchAll("""
+            SELECT \(selection.columns) FROM videos v \(selection.joins)
+            WHERE v.id IN (\(SQL.joined(ids.map { "\($0)" }, separator: ", "))) AND \(viewer.visibilityFilter())
+            """, reading: selection.read)
+    }
+
     // The lists take a `Selection` so that a page is one statement: the routes select each
     // video with its owner and the caller's flags (SocialAPI's Presenter), not the bare row.
 

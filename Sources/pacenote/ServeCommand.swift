@@ -21,6 +21,8 @@ enum ServeCommand {
             .init("lockout-window", "DURATION", "the window those failures count in (15m)"),
             .init("lockout-duration", "DURATION", "how long a locked name stays locked (15m)"),
             .init("session-lifetime", "DURATION", "a session's life, extended on use after half of it (365d)"),
+            .init("changes-retention", "DURATION", "how long GET /v1/changes keeps a deleted rally's or video's tombstone; an older since is 410 sync_expired (30d)"),
+            .init("maintenance-interval", "DURATION", "how often expired sessions, done jobs and old tombstones are cleared (10m)"),
             .init("auto-hide-flags", "N", "distinct flags that hide a video automatically (5)"),
             .init("cursor-secret", "HEX64", "the key that authenticates cursors; the same for every server on one database (generated into <data-dir>/cursor.key)"),
             .init("fanout-sync-limit", "N", "followers whose home gets a new video inside the write; the rest by the outbox worker (1000)"),
@@ -47,6 +49,8 @@ enum ServeCommand {
         configuration.accounts.lockout.windowMillis = try options.duration("lockout-window", defaultMillis: 15 * 60_000)
         configuration.accounts.lockout.lockMillis = try options.duration("lockout-duration", defaultMillis: 15 * 60_000)
         configuration.accounts.sessionLifetimeMillis = try options.duration("session-lifetime", defaultMillis: 365 * 86_400_000)
+        configuration.changesRetentionMillis = try options.duration("changes-retention", defaultMillis: 30 * 86_400_000)
+        configuration.maintenanceIntervalMillis = try options.duration("maintenance-interval", defaultMillis: 600_000)
         configuration.autoHideFlags = try options.int("auto-hide-flags", default: 5, range: 1...1_000)
         configuration.cursorSecret = options.string("cursor-secret")
         configuration.fanoutSyncLimit = try options.int("fanout-sync-limit", default: 1_000, range: 0...1_000_000)

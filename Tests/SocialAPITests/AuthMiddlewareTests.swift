@@ -27,6 +27,7 @@ final class AuthMiddlewareTests: XCTestCase {
         "GET /v1/rallies", "GET /v1/rallies/{}", "GET /v1/rallies/{}/days/{}/videos",
         "GET /v1/videos/{}", "GET /v1/videos/{}/likes", "GET /v1/videos/{}/comments",
         "GET /v1/users/{}", "GET /v1/users/{}/videos", "GET /v1/users/{}/followers", "GET /v1/users/{}/following",
+        "GET /v1/changes",
     ]
 
     private static func template(_ pattern: String) -> String {

@@ -24,6 +24,8 @@ final class RoutePolicyTests: XCTestCase {
         "GET /v1/users/{idOrUsername}", "GET /v1/users/{id}/videos", "GET /v1/users/{id}/followers",
         "GET /v1/users/{id}/following", "GET /v1/rallies", "GET /v1/rallies/{id}", "GET /v1/rallies/{id}/days/{n}/videos",
         "GET /v1/videos/{id}", "GET /v1/videos/{id}/likes", "GET /v1/videos/{id}/comments",
+        // Added with the change log (issue 32): it carries rallies and videos, as their reads do.
+        "GET /v1/changes",
     ]
     /// API.md's write limit, per user: videos, likes, comments, flags, follows.
     static let writeRoutes: Set<String> = [
