@@ -53,21 +53,18 @@ struct ClassReads: Sendable {
     private func writeResults(_ schema: ParseSchema, _ query: TranslatedQuery, viewer: Viewer, on connection: any DatabaseConnection,
                               to writer: inout JSONWriter) throws {
         let fields = ParseObjects.Fields(keys: query.keys)
-        let tail: SQL = """
-            FROM \(unsafe: schema.table) WHERE \(query.filter) AND \(visibility(schema, viewer, query.byKey)) \
-            ORDER BY \(unsafe: query.order) LIMIT \(query.limit) OFFSET \(query.skip)
-            """
+        let statement = self.statement(schema, query, viewer: viewer)
         switch schema.className {
         case "Rallye":
-            for row in try connection.fetchAll("SELECT \(RallyRow.columns) \(tail)").map(RallyRow.init(row:)) {
+            for row in try connection.fetchAll(statement).map(RallyRow.init(row:)) {
                 ParseObjects.writeRally(row, fields: fields, to: &writer)
             }
         case "_User":
-            for row in try connection.fetchAll("SELECT \(UserRow.columns) \(tail)").map(UserRow.init(row:)) {
+            for row in try connection.fetchAll(statement).map(UserRow.init(row:)) {
                 ParseObjects.writeUser(row, callerID: viewer.userID, fields: fields, to: &writer)
             }
         default:
-            let rows = try connection.fetchAll("SELECT \(VideoRow.columns) \(tail)") { reader in try VideoRow(reading: &reader) }
+            let rows = try connection.fetchAll(statement) { reader in try VideoRow(reading: &reader) }
             let owners = query.include.contains("owner")
                 ? try users(ids: Set(rows.map(\.video.ownerID)), viewer: viewer, on: connection) : [:]
             let rallies = query.include.contains("rallyId") ? try self.rallies(ids: Set(rows.map(\.video.rallyID)), on: connection) : [:]
@@ -76,6 +73,20 @@ struct ClassReads: Sendable {
                                         fields: fields, to: &writer)
             }
         }
+    }
+
+    /// The statement of a find's page: the class's columns, the translated filter, the
+    /// domain's visibility, the index's order, the page (the EXPLAIN tests plan it).
+    func statement(_ schema: ParseSchema, _ query: TranslatedQuery, viewer: Viewer) -> SQL {
+        let columns: SQL = switch schema.className {
+        case "Rallye": RallyRow.columns
+        case "_User": UserRow.columns
+        default: VideoRow.columns
+        }
+        return """
+            SELECT \(columns) FROM \(unsafe: schema.table) WHERE \(query.filter) AND \(visibility(schema, viewer, query.byKey)) \
+            ORDER BY \(unsafe: query.order) LIMIT \(query.limit) OFFSET \(query.skip)
+            """
     }
 
     private func users(ids: Set<String>, viewer: Viewer, on connection: any DatabaseConnection) throws -> [String: UserRow] {
