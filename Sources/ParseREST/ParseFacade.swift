@@ -101,7 +101,11 @@ struct ParseEndpoint: Sendable {
         self.path = path
         self.handlers = handlers.mapValues(\.0)
         var policies = handlers.map { ($0.key, $0.value.1) }
-        if handlers["POST"] == nil { policies.append(("POST", handlers.values.first?.1 ?? .public)) }
+        // A tunnelled POST runs the handler its `_method` names: without a POST handler of its
+        // own, it takes the policy of the GET it most often tunnels (the iOS SDK's finds).
+        if handlers["POST"] == nil {
+            policies.append(("POST", (handlers["GET"] ?? handlers["PUT"] ?? handlers["DELETE"])?.1 ?? .public))
+        }
         self.policies = policies.sorted { $0.0 < $1.0 }
     }
 

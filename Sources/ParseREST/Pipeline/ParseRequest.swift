@@ -67,13 +67,4 @@ struct ParseRequest: Sendable {
         self.method = method
         http = request
     }
-
-    /// A parameter as text: a string, or what a JSON-parsed query value was written as.
-    func text(_ name: String) -> String? {
-        switch parameters[name] {
-        case .string(let text)?: return text
-        case nil: return nil
-        default: return http.query[name]
-        }
-    }
 }

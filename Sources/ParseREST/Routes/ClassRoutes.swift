@@ -52,7 +52,7 @@ struct ClassRoutes {
         let bytes = Array(name.utf8)
         let isClassName = bytes.first.map { isLetter($0) || $0 == UInt8(ascii: "_") } ?? false
             && bytes.allSatisfy { isLetter($0) || (48...57).contains($0) || $0 == UInt8(ascii: "_") }
-        guard isClassName else { throw ParseError(.invalidClassName, "Invalid classname: \(name), classnames can only have alphanumeric characters and _, and must start with an alpha character ") }
+        guard isClassName else { throw ParseError(.invalidClassName, "Invalid classname: \(name), classnames can only have alphanumeric characters and _, and must start with an alpha character") }
         throw ParseError(.operationForbidden, "This server does not serve the class \(name).")
     }
 }
