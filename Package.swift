@@ -10,7 +10,8 @@ import PackageDescription
 // Community is the domain (activities, feeds, notifications, moderation, search, account mail);
 // Delivery sends what it queues (APNs, FCM, webhook, SMTP) and, with SignInProviders (which
 // fetches sign-in providers' keys), the only module on libcurl;
-// SocialAPI is the HTTP adapter and the only module, with the executable, on HTTP (libmicrohttpd).
+// SocialAPI is the HTTP adapter and, with ParseREST (the Parse REST API over the same domain,
+// which SocialAPI registers) and the executable, the only module on HTTP (libmicrohttpd).
 // JSON, Telemetry and Crypto are leaf utilities any module may use. CShims holds the static
 // inline wrappers of the C that Swift cannot call, and links nothing itself.
 
@@ -99,9 +100,16 @@ let package = Package(
             dependencies: ["Storage", "Auth", "Hooks", "Community", "Crypto", "JSON", "Telemetry", "CCurl", "CShims", "CurlSupport"],
             swiftSettings: swiftSettings
         ),
+        // The Parse REST API beside /v1: an adapter over the same domain, on HTTP; SocialAPI
+        // registers its routes, and it never reaches SocialAPI (scripts/check-layers).
+        .target(
+            name: "ParseREST",
+            dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "Community", "JSON", "Crypto", "Telemetry"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SocialAPI",
-            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "Imaging", "JSON", "Crypto", "Telemetry"],
+            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "ParseREST", "Imaging", "JSON", "Crypto", "Telemetry"],
             resources: [.embedInCode("openapi.json"), .embedInCode("Console"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),
@@ -115,7 +123,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pacenote",
-            dependencies: ["SocialAPI", "Community", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery", "SignInProviders"],
+            dependencies: ["SocialAPI", "ParseREST", "Community", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery", "SignInProviders"],
             swiftSettings: swiftSettings
         ),
 
@@ -139,6 +147,7 @@ let package = Package(
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
         .testTarget(name: "PushTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "Hooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),
+        .testTarget(name: "ParseRESTTests", dependencies: ["ParseREST", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "JSON", "HTTP", "TestSupport"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "Community", "Imaging", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "SQLiteStorage", "PostgresStorage", "TestSupport", "CVips", "Crypto"]),
     ]

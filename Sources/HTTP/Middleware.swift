@@ -85,10 +85,17 @@ func errorResponse(for error: any Error, logger: Logger) -> Response {
         }
         return apiError.response
     }
+    logUnhandledError(error, logger: logger)
+    return APIError.internalError.response
+}
+
+/// Logs an error no mapper knew, as every 500 is logged: `unhandled error` with its type name
+/// (`error_type`) and, for a `SafelyDescribedError` only, its description (`error`). For the
+/// `ErrorRenderer`s of routes in another format, which answer the 500 themselves.
+public func logUnhandledError(_ error: any Error, logger: Logger) {
     if let safe = error as? any SafelyDescribedError {
         logger.error("unhandled error", ["error_type": String(reflecting: type(of: error)), "error": safe.description])
     } else {
         logger.error("unhandled error", ["error_type": String(reflecting: type(of: error))])
     }
-    return APIError.internalError.response
 }

@@ -4,6 +4,7 @@ import Delivery
 import Foundation
 import HTTP
 import Hooks
+import ParseREST
 import SQLiteStorage
 import Schema
 import Storage
@@ -68,6 +69,9 @@ public final class Application: Sendable {
         /// `serve --maintenance-interval`: how often the periodic clean-up runs (expired
         /// sessions, done jobs, the change log's tombstones).
         public var maintenanceIntervalMillis: Int64 = 600_000
+        /// `serve --parse-app-id` (and its keys): the Parse REST API under `/parse/` and `/1/`;
+        /// nil: off, and those paths are 404 like any other unknown path.
+        public var parse: ParseKeys?
         public init() {}
     }
 
@@ -247,11 +251,13 @@ public final class Application: Sendable {
         let userReads = UserReads(lists: lists)
         let videoReads = VideoReads(lists: lists, videos: videos)
         let providerTokens = ProviderTokens(verifiers: configuration.identityVerifiers, logger: logger)
-        AccountRoutes(accounts: accounts, users: userReads, hooks: hooks, moderation: moderation, mail: mail, limits: limits,
-                      pictureCache: pictureCache, tokens: providerTokens).register(on: router)
+        let accountRoutes = AccountRoutes(accounts: accounts, users: userReads, hooks: hooks, moderation: moderation, mail: mail, limits: limits,
+                                          pictureCache: pictureCache, tokens: providerTokens)
+        accountRoutes.register(on: router)
         IdentityRoutes(accounts: accounts, tokens: providerTokens, mail: mail, limits: limits).register(on: router)
         PictureRoutes(pictures: pictures, accounts: accounts, users: userReads, cache: pictureCache, clock: clock).register(on: router)
-        AccountRecoveryRoutes(accounts: accounts, mail: mail, limits: limits).register(on: router)
+        let recovery = AccountRecoveryRoutes(accounts: accounts, mail: mail, limits: limits)
+        recovery.register(on: router)
         ExportRoutes(accounts: accounts, database: database, clock: clock).register(on: router)
         AccountPageRoutes().register(on: router)
         UserRoutes(users: userReads, videos: videoReads, codec: cursors, social: social).register(on: router)
@@ -265,6 +271,18 @@ public final class Application: Sendable {
             .register(on: router)
         NotificationRoutes(notifications: NotificationReads(lists: lists), codec: cursors, installations: installations,
                            inbox: Inbox(database: database, clock: clock)).register(on: router)
+        if let keys = configuration.parse {
+            // The same sign-up mail and reset path as /v1's, and the same limits.
+            let parseMail = ParseFacade.AccountMail(
+                onSignUp: { email, request in accountRoutes.signUpMail(to: email, request) },
+                requestPasswordReset: { email, request in
+                    // Without mail there is nothing to send: Parse's answer is `{}` regardless.
+                    guard mail.service != nil else { return }
+                    try recovery.queueReset(email: email, request)
+                })
+            ParseFacade(keys: keys, accounts: accounts, database: database, mail: parseMail,
+                        limits: .init(signups: .signups, logins: .logins)).register(on: router)
+        }
         return router.build()
     }
 

@@ -43,9 +43,10 @@ public struct Rally: Sendable, Equatable {
 }
 
 extension Rally {
-    static let columns: SQL = "id, name, country, start_date, end_date, videos_count, created_at"
+    /// The columns `init(row:)` reads by name (the Parse facade selects them beside its own).
+    public static let columns: SQL = "id, name, country, start_date, end_date, videos_count, created_at"
 
-    init(row: Row) throws {
+    public init(row: Row) throws {
         id = try row.decode("id")
         name = try row.decode("name")
         country = try row.decode("country")

@@ -155,4 +155,10 @@ extension Viewer {
     public func canSee(_ account: Account) -> Bool {
         canModerate || !account.isBanned
     }
+
+    /// `canSee(_:)` as an SQL condition on the users table (`table` names it), for queries
+    /// that list accounts (the Parse facade's `_User`): the same rule, where the rows are read.
+    public func accountFilter(_ table: String = "users") -> SQL {
+        canModerate ? "1 = 1" : "\(unsafe: table).banned_at IS NULL"
+    }
 }

@@ -35,13 +35,17 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     let pooledLiteralPaths: [String: Set<String>]
     /// Methods of the routes with a body limit of their own, likewise.
     let ownLimitMethods: Set<String>
+    /// Who answers an unmatched request under each prefix (path segments), longest first.
+    let fallbacks: [(prefix: [String], handler: FallbackHandler)]
 
     /// Methods that are routed normally; anything else is 405 on every path.
     static var knownMethods: Set<String> { ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"] }
 
-    init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger, mapError: @escaping ErrorMapper) {
+    init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger, mapError: @escaping ErrorMapper,
+         fallbacks: [(prefix: [String], handler: FallbackHandler)] = []) {
         self.routeTable = routes
         self.logger = logger
+        self.fallbacks = fallbacks
         pooledMethods = Set(routes.filter { $0.policy.pool != nil }.map(\.method))
         ownLimitMethods = Set(routes.filter { $0.policy.maxBodyBytes != nil }.map(\.method))
         var literal: [String: Set<String>] = [:]
@@ -60,6 +64,14 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         }
         chains = routes.map { route in
             let handler = route.handler
+            // A route in another API's format answers its errors itself, at every level, so
+            // that a middleware's refusal (a 429) comes in that format too.
+            let mapped = respond
+            let renderError = route.renderError
+            let respond: @Sendable (any Error, RequestContext<Identity>) -> Response = { error, context in
+                if let renderError { return renderError(error, context.logger) }
+                return mapped(error, context)
+            }
             var next: Chain = { request, context in
                 do {
                     return try handler(request, context)
@@ -132,6 +144,13 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         return routeTable[index].policy.maxBodyBytes
     }
 
+    /// The fallback of the longest prefix `request.path` starts with, segment by segment.
+    func fallback(for request: Request) -> FallbackHandler? {
+        guard !fallbacks.isEmpty else { return nil }
+        let segments = splitPath(request.path)
+        return fallbacks.first { segments.starts(with: $0.prefix) }?.handler
+    }
+
     public func respond(to request: Request) -> Response {
         let requestID = makeRequestID()
         let requestLogger = logger.with("request_id", requestID)
@@ -143,9 +162,9 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
                 requestID: requestID, logger: requestLogger, parameters: parameters, route: route.pattern, policy: route.policy)
             response = chains[index](request, context)
         case .notFound:
-            response = APIError.notFound().response
+            response = fallback(for: request)?(request) ?? APIError.notFound().response
         case .methodNotAllowed(let allowed):
-            response = APIError.methodNotAllowed(allowed: allowed).response
+            response = fallback(for: request)?(request) ?? APIError.methodNotAllowed(allowed: allowed).response
         }
         response.headers.append(("X-Request-Id", requestID))
         if request.method == "HEAD" {

@@ -6,6 +6,15 @@ public typealias Handler<Identity: Sendable> = @Sendable (Request, RequestContex
 /// Translates an application error to the answer a client gets; nil leaves it a 500.
 public typealias ErrorMapper = @Sendable (any Error) -> APIError?
 
+/// Writes the whole answer to an error that escaped a route's handler or middleware, for routes
+/// that speak a wire format of their own instead of the router's `APIError` envelope (the Parse
+/// facade's `{"code": N, "error": "..."}`). It must answer every error; the logger is the
+/// request's (it carries `request_id`), and an error it cannot map goes to `logUnhandledError`.
+public typealias ErrorRenderer = @Sendable (any Error, Logger) -> Response
+
+/// Answers a request no route matched under a path prefix (`RouterBuilder.fallback`).
+public typealias FallbackHandler = @Sendable (Request) -> Response
+
 /// Collects routes and middleware at startup, then freezes into a `Responder` (Hummingbird's
 /// builder/responder split) so serving threads read routing tables without locks.
 ///
@@ -15,6 +24,7 @@ public final class RouterBuilder<Identity: Sendable> {
     var middlewares: [any Middleware<Identity>] = []
     var logger: Logger
     let mapError: ErrorMapper
+    var fallbacks: [(prefix: [String], handler: FallbackHandler)] = []
     var built = false
 
     /// `logger` is the base of every request's logger (it gains `request_id`). `mapError`
@@ -38,7 +48,25 @@ public final class RouterBuilder<Identity: Sendable> {
     /// cannot be registered without saying who may call it.
     public func on(_ method: String, _ pattern: String, policy: RoutePolicy, _ handler: @escaping Handler<Identity>) {
         precondition(!built, "RouterBuilder used after build()")
-        routes.append(Route(method: method, pattern: pattern, policy: policy, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, policy: policy, handler: handler, renderError: nil))
+    }
+
+    /// Registers a route whose errors, wherever they escape (its handler or any middleware), are
+    /// answered by `renderError` instead of the router's mapper and envelope: for a group of
+    /// routes that answer in another API's format (the Parse facade), so that a rate limit's 429
+    /// reaches its clients in the shape they parse too.
+    public func on(_ method: String, _ pattern: String, policy: RoutePolicy, renderError: @escaping ErrorRenderer,
+                   _ handler: @escaping Handler<Identity>) {
+        precondition(!built, "RouterBuilder used after build()")
+        routes.append(Route(method: method, pattern: pattern, policy: policy, handler: handler, renderError: renderError))
+    }
+
+    /// Answers the requests under `prefix` (`/parse`) that match no route (404 and 405 alike)
+    /// with `handler` instead of the router's `not_found` and `method_not_allowed` envelopes. No
+    /// middleware runs for them, as for any unmatched request. The longest matching prefix wins.
+    public func fallback(prefix: String, _ handler: @escaping FallbackHandler) {
+        precondition(!built, "RouterBuilder used after build()")
+        fallbacks.append((prefix: splitPath(prefix), handler: handler))
     }
 
     public func get(_ pattern: String, policy: RoutePolicy, _ handler: @escaping Handler<Identity>) {
@@ -65,7 +93,8 @@ public final class RouterBuilder<Identity: Sendable> {
     public func build() -> Responder<Identity> {
         precondition(!built, "RouterBuilder.build() called twice")
         built = true
-        return Responder(routes: routes, middlewares: middlewares, logger: logger, mapError: mapError)
+        return Responder(routes: routes, middlewares: middlewares, logger: logger, mapError: mapError,
+                         fallbacks: fallbacks.sorted { $0.prefix.count > $1.prefix.count })
     }
 }
 
@@ -76,15 +105,18 @@ struct Route<Identity: Sendable>: Sendable {
     let pattern: String
     let policy: RoutePolicy
     let handler: Handler<Identity>
+    /// Answers the route's errors in place of the router's mapper (nil: the mapper).
+    let renderError: ErrorRenderer?
     /// (segment index, parameter name) for each `{name}` segment.
     let parameterNames: [(Int, String)]
     let segments: [RouteSegment]
 
-    init(method: String, pattern: String, policy: RoutePolicy, handler: @escaping Handler<Identity>) {
+    init(method: String, pattern: String, policy: RoutePolicy, handler: @escaping Handler<Identity>, renderError: ErrorRenderer?) {
         self.method = method
         self.pattern = pattern
         self.policy = policy
         self.handler = handler
+        self.renderError = renderError
         var names: [(Int, String)] = []
         var segments: [RouteSegment] = []
         for (i, part) in splitPath(pattern).enumerated() {

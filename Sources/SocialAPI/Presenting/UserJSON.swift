@@ -1,4 +1,5 @@
 import Auth
+import Community
 import JSON
 
 /// A User object of API.md. The field mapping lives here and nowhere else.

@@ -43,11 +43,17 @@ struct AccountRecoveryRoutes {
         let body = try JSONBody.parse(request)
         let email = try body.requireString("email")
         try mail.requireConfigured()
+        try queueReset(email: email, request)
+        return .noContent()
+    }
+
+    /// The reset path of both APIs (the Parse facade's `POST /requestPasswordReset` too, when
+    /// mail is configured): the address checked, the mail limits counted, one request queued.
+    func queueReset(email: String, _ request: Request) throws {
         guard email.utf8.count <= 254, email.contains("@") else { throw APIError.validation("email", "email must be an email address.") }
         try limits.checkMail(to: email, request)
         try accounts.requestPasswordReset(email: email, locale: AccountLocale(acceptLanguage: request.headers["accept-language"]),
                                           enqueue: mail.enqueue)
-        return .noContent()
     }
 
     @Sendable func confirmReset(_ request: Request, _ context: Context) throws -> Response {

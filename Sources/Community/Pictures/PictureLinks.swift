@@ -1,4 +1,3 @@
-import Community
 import JSON
 
 /// Where a User object's `avatarUrl` and `avatarThumbnailUrl` point: `--public-url` then
@@ -6,15 +5,15 @@ import JSON
 ///
 /// One base for the whole process, set once by `Application.init` before any request is served
 /// and only read after: user objects are written from rows deep inside static presenters
-/// (`Presenter.writeUser`), where threading a per-application value through every caller
+/// (SocialAPI's `Presenter.writeUser`, the Parse facade's `_User`), where threading a per-application value through every caller
 /// would touch every list's hot path for a value that never changes while the process runs.
 /// Two applications in one process (tests) share it; only the public URL differs.
-enum PictureLinks {
-    nonisolated(unsafe) private(set) static var prefix: [UInt8] = Array(path.utf8)
-    static let path = "/media/avatars/"
+package enum PictureLinks {
+    nonisolated(unsafe) package private(set) static var prefix: [UInt8] = Array(path.utf8)
+    package static let path = "/media/avatars/"
 
     /// Sets the base, once, at start; a trailing `/` of the public URL is dropped.
-    static func configure(publicURL: String?) {
+    package static func configure(publicURL: String?) {
         var base = publicURL ?? ""
         while base.hasSuffix("/") { base.removeLast() }
         let configured = Array((base + path).utf8)
@@ -24,10 +23,10 @@ enum PictureLinks {
     }
 
     /// The absolute URL (or path) of a rendition.
-    static func url(_ name: String) -> String { String(decoding: prefix, as: UTF8.self) + name }
+    package static func url(_ name: String) -> String { String(decoding: prefix, as: UTF8.self) + name }
 
     /// Writes both fields of a user whose picture key is `key` (nulls when nil).
-    static func write(key: UnsafeRawBufferPointer?, to writer: inout JSONWriter) {
+    package static func write(key: UnsafeRawBufferPointer?, to writer: inout JSONWriter) {
         writer.key("avatarUrl")
         guard let key else {
             writer.null()
@@ -40,7 +39,7 @@ enum PictureLinks {
         writer.value(prefix, key, smallSuffix)
     }
 
-    static func write(key: String?, to writer: inout JSONWriter) {
+    package static func write(key: String?, to writer: inout JSONWriter) {
         guard var key else { return write(key: nil as UnsafeRawBufferPointer?, to: &writer) }
         key.withUTF8 { write(key: UnsafeRawBufferPointer($0), to: &writer) }
     }
