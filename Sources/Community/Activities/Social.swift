@@ -34,12 +34,21 @@ package final class Social: Sendable {
     /// Likes a video (idempotent); answers the video as it is now.
     package func like<Item>(videoID: String, by identity: Accounts.Identity, answering answer: Selection<Item>) throws -> Item {
         try writeOnce { connection in
-            let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
-            if try activities.find(.like, from: identity.userID, video: video.id, on: connection) == nil {
-                try record(.like, from: identity.userID, to: video.ownerID, video: video.id, content: nil, on: connection)
-            }
+            _ = try likeOnce(videoID: videoID, by: identity, on: connection)
             return try registry.visible(id: videoID, viewer: Viewer(identity), selecting: answer, on: connection)
         }
+    }
+
+    /// Likes a video as `like` does; answers the like itself, the new one or the one there was
+    /// (the Parse facade's `Activity`, whose second create is the same object).
+    package func likeActivity(videoID: String, by identity: Accounts.Identity) throws -> Activity {
+        try writeOnce { connection in try likeOnce(videoID: videoID, by: identity, on: connection) }
+    }
+
+    private func likeOnce(videoID: String, by identity: Accounts.Identity, on connection: any DatabaseConnection) throws -> Activity {
+        let video = try registry.visible(id: videoID, viewer: Viewer(identity), on: connection)
+        if let like = try activities.find(.like, from: identity.userID, video: video.id, on: connection) { return like }
+        return try record(.like, from: identity.userID, to: video.ownerID, video: video.id, content: nil, on: connection)
     }
 
     /// Takes a like back; a like that does not exist changes nothing.
@@ -119,16 +128,25 @@ package final class Social: Sendable {
     /// account cannot be followed, by anyone: it is not found (API.md "Visibility").
     package func follow(_ idOrUsername: String, by identity: Accounts.Identity) throws -> Account {
         try writeOnce { connection in
-            let target = try user(idOrUsername, on: connection)
-            guard !target.isBanned else { throw SocialError.notFound(.user) }
-            guard target.id != identity.userID else {
-                throw SocialError.selfFollow
-            }
-            if try activities.find(.follow, from: identity.userID, to: target.id, on: connection) == nil {
-                try record(.follow, from: identity.userID, to: target.id, video: nil, content: nil, on: connection)
-            }
+            let target = try followOnce(idOrUsername, by: identity, on: connection).target
             return try user(target.id, on: connection)
         }
+    }
+
+    /// Follows as `follow` does; answers the follow itself, the new one or the one there was.
+    package func followActivity(_ idOrUsername: String, by identity: Accounts.Identity) throws -> Activity {
+        try writeOnce { connection in try followOnce(idOrUsername, by: identity, on: connection).follow }
+    }
+
+    private func followOnce(_ idOrUsername: String, by identity: Accounts.Identity, on connection: any DatabaseConnection) throws
+        -> (follow: Activity, target: Account) {
+        let target = try user(idOrUsername, on: connection)
+        guard !target.isBanned else { throw SocialError.notFound(.user) }
+        guard target.id != identity.userID else {
+            throw SocialError.selfFollow
+        }
+        if let follow = try activities.find(.follow, from: identity.userID, to: target.id, on: connection) { return (follow, target) }
+        return (try record(.follow, from: identity.userID, to: target.id, video: nil, content: nil, on: connection), target)
     }
 
     /// Stops following; not following changes nothing. A banned account is not found for a
