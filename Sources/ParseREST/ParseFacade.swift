@@ -1,8 +1,10 @@
 import Auth
+import Community
 import HTTP
 import JSON
 import Storage
 import Telemetry
+import VideoRegistry
 
 /// The Parse REST API (API.md "Parse-compatible REST") under `/parse/` and `/1/`: an adapter
 /// over the same domain services the `/v1` routes call (Accounts, the domain's stores and
@@ -50,25 +52,34 @@ public struct ParseFacade: Sendable {
     let reads: ClassReads
     let mail: AccountMail
     let limits: Limits
+    let writes: ClassWrites
 
-    public init(keys: ParseKeys, accounts: Accounts, database: any Database, mail: AccountMail = .none, limits: Limits = Limits()) {
+    /// `videos`, `social` and `moderation` are the services `/v1`'s routes write through.
+    package init(keys: ParseKeys, accounts: Accounts, database: any Database, videos: Videos, social: Social, moderation: Moderation,
+                 mail: AccountMail = .none, limits: Limits = Limits()) {
         self.keys = keys
         self.sessions = ParseSessions(accounts: accounts)
         self.reads = ClassReads(database: database)
         self.mail = mail
         self.limits = limits
+        self.writes = ClassWrites(sessions: sessions, reads: reads, videos: videos, social: social, moderation: moderation)
     }
 
     /// Registers every endpoint under both prefixes, and the prefixes' fallbacks.
     public func register(on router: RouterBuilder<Accounts.Identity>) {
-        let endpoints = SessionRoutes(sessions: sessions, reads: reads, mail: mail, limits: limits).endpoints
-            + ClassRoutes(sessions: sessions, reads: reads).endpoints
+        var endpoints = SessionRoutes(sessions: sessions, reads: reads, mail: mail, limits: limits).endpoints
+            + ClassRoutes(sessions: sessions, reads: reads, writes: writes).endpoints
+            + [PushRoutes.endpoint(sessions)]
+        // A batch's sub-requests run through the same endpoints (a batch within a batch is not one).
+        endpoints.append(BatchRoutes(endpoints: endpoints).endpoint)
         for prefix in Self.prefixes {
             for endpoint in endpoints {
                 for (method, policy) in endpoint.policies {
                     router.on(method, prefix + endpoint.path, policy: policy, renderError: { error, logger in ParseErrors.render(error, logger: logger) }) {
                         request, context in
-                        try endpoint.respond(to: try ParseRequest(request, keys: keys), context.parameters)
+                        var parsed = try ParseRequest(request, keys: keys)
+                        parsed.logger = context.logger
+                        return try endpoint.respond(to: parsed, context.parameters)
                     }
                 }
             }

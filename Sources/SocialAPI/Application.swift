@@ -280,7 +280,7 @@ public final class Application: Sendable {
                     guard mail.service != nil else { return }
                     try recovery.queueReset(email: email, request)
                 })
-            ParseFacade(keys: keys, accounts: accounts, database: database, mail: parseMail,
+            ParseFacade(keys: keys, accounts: accounts, database: database, videos: videos, social: social, moderation: moderation, mail: parseMail,
                         limits: .init(signups: .signups, logins: .logins)).register(on: router)
         }
         return router.build()

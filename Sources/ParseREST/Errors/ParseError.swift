@@ -17,6 +17,7 @@ public struct ParseError: Error, Sendable, Equatable {
         case invalidClassName = 103
         case invalidKeyName = 105
         case invalidJSON = 107
+        case incorrectType = 111
         case objectTooLarge = 116
         case operationForbidden = 119
         case invalidEmailAddress = 125

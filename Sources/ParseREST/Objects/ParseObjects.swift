@@ -67,10 +67,14 @@ enum ParseObjects {
 
     /// A video; `rally` and `owner` are the included objects when asked for and found, else
     /// the fields are Pointers.
-    static func writeVideo(_ row: VideoRow, rally: RallyRow?, owner: UserRow?, callerID: String?, fields: Fields = .all,
+    static func writeVideo(_ row: VideoRow, rally: RallyRow?, owner: UserRow?, callerID: String?, fields: Fields = .all, nested: Bool = false,
                            to writer: inout JSONWriter) {
         let video = row.video
         writer.beginObject()
+        if nested {
+            writer.field("__type", "Object")
+            writer.field("className", "Video")
+        }
         writer.field("objectId", video.id)
         if fields.has("youtubeID") { writer.field("youtubeID", video.youtubeID.value) }
         if fields.has("title") { writer.field("title", video.title) }
@@ -88,6 +92,32 @@ enum ParseObjects {
         if fields.has("nComments") { writer.field("nComments", video.commentsCount) }
         writer.field("createdAt", timestampMillis: video.createdAt)
         writer.field("updatedAt", timestampMillis: row.updatedAt)
+        writer.endObject()
+    }
+
+    /// An activity; `from`, `to` and `video` are the included objects when asked for and found,
+    /// else the fields are Pointers. A follow has no video; content is a comment's text or a
+    /// flag's reason.
+    static func writeActivity(_ activity: Activity, from: UserRow?, to: UserRow?, video: VideoRow?, callerID: String?, fields: Fields = .all,
+                              to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.field("objectId", activity.id)
+        if fields.has("type") { writer.field("type", activity.kind.rawValue) }
+        if fields.has("fromUser") {
+            writer.key("fromUser")
+            if let from { writeUser(from, callerID: callerID, nested: true, to: &writer) } else { writePointer("_User", activity.fromUserID, to: &writer) }
+        }
+        if fields.has("toUser") {
+            writer.key("toUser")
+            if let to { writeUser(to, callerID: callerID, nested: true, to: &writer) } else { writePointer("_User", activity.toUserID, to: &writer) }
+        }
+        if fields.has("video"), let videoID = activity.videoID {
+            writer.key("video")
+            if let video { writeVideo(video, rally: nil, owner: nil, callerID: callerID, nested: true, to: &writer) } else { writePointer("Video", videoID, to: &writer) }
+        }
+        if fields.has("content"), let content = activity.content { writer.field("content", content) }
+        writer.field("createdAt", timestampMillis: activity.createdAt)
+        writer.field("updatedAt", timestampMillis: activity.createdAt)
         writer.endObject()
     }
 

@@ -1,5 +1,6 @@
 import HTTP
 import JSON
+import Telemetry
 
 /// A request as parse-server's middleware leaves it for a router (PARSE-REST.md §1.1): the
 /// body read as JSON whatever the Content-Type, the method a `POST` tunnels in `_method`, the
@@ -18,8 +19,11 @@ struct ParseRequest: Sendable {
     let sessionToken: String?
     /// `X-Parse-Installation-Id`, or `_InstallationId`.
     let installationID: String?
-    /// The request as received (headers, the raw query, the client's address).
+    /// The request as received (headers, the raw query, the client's address); for a batch's
+    /// sub-request, the batch's.
     let http: Request
+    /// The request's logger (its `request_id`), for what a handler logs itself (a batch's 500s).
+    var logger = Logger(handler: NullLogHandler())
 
     /// The keys that steer the pipeline rather than the operation; removed before the query's
     /// whitelist is applied (PARSE-REST.md §6, "Mounting and methods").
@@ -27,6 +31,21 @@ struct ParseRequest: Sendable {
         "_method", "_ApplicationId", "_ClientKey", "_JavaScriptKey", "_RESTAPIKey", "_MasterKey", "_SessionToken",
         "_InstallationId", "_ClientVersion", "_RevocableSession", "_context", "_ContentType", "_noBody",
     ]
+
+    /// A sub-request of `POST /batch`: its method and body, the batch's session and headers
+    /// (parse-server's batch.js runs each with the batch's auth). The body's control keys are
+    /// removed as a request's are; the body is also the parameters (a batched GET's query).
+    init(batched method: String, body: [String: JSONValue], within batch: ParseRequest) {
+        var members = body
+        for key in Self.controlKeys { members[key] = nil }
+        self.method = method
+        self.body = members
+        parameters = members
+        sessionToken = batch.sessionToken
+        installationID = batch.installationID
+        http = batch.http
+        logger = batch.logger
+    }
 
     /// Runs the pipeline in parse-server's order: body, `_method`, application id and keys.
     /// Malformed JSON is 107; a missing or wrong application id or key is 403 `unauthorized`.

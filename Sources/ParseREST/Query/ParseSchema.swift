@@ -23,6 +23,9 @@ struct ParseSchema: Sendable {
         /// The qualified column (`v.likes_count`).
         let column: String
         let type: FieldType
+        /// The column may be NULL (an Activity's video, for a follow): `$exists` and equality to
+        /// null test it. Every other served column is NOT NULL.
+        var nullable = false
     }
 
     enum FieldType: Sendable, Equatable {
@@ -137,8 +140,36 @@ extension ParseSchema {
         ],
         supportedQueries: "objectId or username equal to a value or $in a list")
 
+    /// Likes (type 1), comments (2), flags (3) and follows (4). Activities are never edited:
+    /// updatedAt is createdAt. The orders are the indexes' (created_at, id) after the equalities.
+    static let activity = ParseSchema(
+        className: "Activity", table: "activities a", alias: "a",
+        fields: [
+            "objectId": Field(column: "a.id", type: .string),
+            "type": Field(column: "a.type", type: .integer),
+            "fromUser": Field(column: "a.from_user_id", type: .pointer("_User")),
+            "toUser": Field(column: "a.to_user_id", type: .pointer("_User")),
+            "video": Field(column: "a.video_id", type: .pointer("Video"), nullable: true),
+            "createdAt": Field(column: "a.created_at", type: .timestamp),
+            "updatedAt": Field(column: "a.created_at", type: .timestamp),
+        ],
+        outputOnly: ["content"],
+        plans: [
+            QueryPlan(equalities: ["objectId"], byKey: true, orders: []),
+            // A video's likes or comments: activities_video (video_id, type, created_at, id).
+            QueryPlan(equalities: ["video", "type"], orders: recent(alias: "a")),
+            // My likes, the people I follow: activities_from (from_user_id, type, created_at, id).
+            QueryPlan(equalities: ["fromUser", "type"], orders: recent(alias: "a")),
+            // Activities to me of one type: activities_to (to_user_id, type, created_at, id).
+            QueryPlan(equalities: ["toUser", "type"], orders: recent(alias: "a")),
+            // Activities to me: activities_to_recent (to_user_id, created_at, id).
+            QueryPlan(equalities: ["toUser"], orders: recent(alias: "a")),
+        ],
+        supportedQueries: "objectId equal to a value or $in a list; video and type equal, fromUser and type equal, "
+            + "toUser equal (and type), each ordered by -createdAt or createdAt")
+
     /// The classes a query may name; others are 119 (`ClassRoutes`).
-    static let byClassName: [String: ParseSchema] = ["Rallye": rallye, "Video": video, "_User": user]
+    static let byClassName: [String: ParseSchema] = ["Rallye": rallye, "Video": video, "_User": user, "Activity": activity]
 
     /// Newest first or oldest first, by created_at then id.
     private static func recent(alias: String) -> [(terms: [QueryPlan.OrderTerm], sql: String)] {

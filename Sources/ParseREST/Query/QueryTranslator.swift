@@ -25,7 +25,7 @@ struct TranslatedQuery: Sendable {
 /// refused with the queries that are supported, so no client query scans a table.
 enum QueryTranslator {
     /// The pointers `include` may name, per class.
-    static let includable: [String: Set<String>] = ["Video": ["owner", "rallyId"]]
+    static let includable: [String: Set<String>] = ["Video": ["owner", "rallyId"], "Activity": ["fromUser", "toUser", "video"]]
 
     static func translate(_ query: ParseQuery, in schema: ParseSchema) throws(ParseQueryError) -> TranslatedQuery {
         var conditions: [SQL] = []
@@ -90,8 +90,9 @@ enum QueryTranslator {
         let column = field.column
         switch constraint.op {
         case .exists:
-            // Every served field is NOT NULL: it exists on every object.
+            // A NOT NULL field exists on every object.
             guard case .bool(let exists) = constraint.value else { throw .badConstraint(field: constraint.field, expected: "true or false") }
+            if field.nullable { return exists ? "\(unsafe: column) IS NOT NULL" : "\(unsafe: column) IS NULL" }
             return exists ? "1 = 1" : "1 = 0"
         case .within, .notWithin:
             guard case .array(let values) = constraint.value, values.count <= ParseQuery.maxListValues else {
@@ -114,6 +115,9 @@ enum QueryTranslator {
             return negated ? "\(unsafe: column) NOT IN (\(list))" : "\(unsafe: column) IN (\(list))"
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
             let value = try operand(constraint.value, field, constraint.field)
+            if value == .null, field.nullable, constraint.op == .equal || constraint.op == .notEqual {
+                return constraint.op == .equal ? "\(unsafe: column) IS NULL" : "\(unsafe: column) IS NOT NULL"
+            }
             return try comparison(column, constraint.op, value, constraint.field)
         }
     }

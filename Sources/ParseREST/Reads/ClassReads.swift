@@ -1,4 +1,5 @@
 import Auth
+import Community
 import JSON
 import Storage
 import VideoRegistry
@@ -46,8 +47,18 @@ struct ClassReads: Sendable {
         switch schema.className {
         case "Video": viewer.visibilityFilter(schema.alias, rows: byKey ? .one : .many)
         case "_User": viewer.accountFilter(schema.alias)
+        case "Activity": Self.activityFilter(viewer)
         default: "1 = 1"
         }
+    }
+
+    /// The activities `/v1` shows this viewer: by and to accounts not banned, on videos the
+    /// viewer may see (a follow has none), as the video's likes and comments on `/v1`.
+    static func activityFilter(_ viewer: Viewer) -> SQL {
+        """
+        \(viewer.authorFilter("a")) AND \(viewer.authorFilter("a", column: "to_user_id")) AND (a.video_id IS NULL OR EXISTS \
+        (SELECT 1 FROM videos v WHERE v.id = a.video_id AND \(viewer.visibilityFilter("v", rows: .one))))
+        """
     }
 
     private func writeResults(_ schema: ParseSchema, _ query: TranslatedQuery, viewer: Viewer, on connection: any DatabaseConnection,
@@ -62,6 +73,17 @@ struct ClassReads: Sendable {
         case "_User":
             for row in try connection.fetchAll(statement).map(UserRow.init(row:)) {
                 ParseObjects.writeUser(row, callerID: viewer.userID, fields: fields, to: &writer)
+            }
+        case "Activity":
+            let rows = try connection.fetchAll(statement).map(Activity.init(row:))
+            let userIDs = Set((query.include.contains("fromUser") ? rows.map(\.fromUserID) : [])
+                + (query.include.contains("toUser") ? rows.map(\.toUserID) : []))
+            let users = try self.users(ids: userIDs, viewer: viewer, on: connection)
+            let videos = query.include.contains("video") ? try self.videos(ids: Set(rows.compactMap(\.videoID)), viewer: viewer, on: connection) : [:]
+            for row in rows {
+                ParseObjects.writeActivity(row, from: query.include.contains("fromUser") ? users[row.fromUserID] : nil,
+                                           to: query.include.contains("toUser") ? users[row.toUserID] : nil,
+                                           video: row.videoID.flatMap { videos[$0] }, callerID: viewer.userID, fields: fields, to: &writer)
             }
         default:
             let rows = try connection.fetchAll(statement) { reader in try VideoRow(reading: &reader) }
@@ -81,6 +103,7 @@ struct ClassReads: Sendable {
         let columns: SQL = switch schema.className {
         case "Rallye": RallyRow.columns
         case "_User": UserRow.columns
+        case "Activity": Activity.columns
         default: VideoRow.columns
         }
         return """
@@ -94,6 +117,15 @@ struct ClassReads: Sendable {
         let list = SQL.joined(ids.sorted().map { "\($0)" }, separator: ", ")
         let rows = try connection.fetchAll("SELECT \(UserRow.columns) FROM users WHERE users.id IN (\(list)) AND \(viewer.accountFilter())")
         return Dictionary(try rows.map { row in let user = try UserRow(row: row); return (user.account.id, user) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    private func videos(ids: Set<String>, viewer: Viewer, on connection: any DatabaseConnection) throws -> [String: VideoRow] {
+        guard !ids.isEmpty else { return [:] }
+        let list = SQL.joined(ids.sorted().map { "\($0)" }, separator: ", ")
+        let rows = try connection.fetchAll("SELECT \(VideoRow.columns) FROM videos v WHERE v.id IN (\(list)) AND \(viewer.visibilityFilter("v"))") {
+            reader in try VideoRow(reading: &reader)
+        }
+        return Dictionary(rows.map { ($0.video.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     private func rallies(ids: Set<String>, on connection: any DatabaseConnection) throws -> [String: RallyRow] {
@@ -111,5 +143,17 @@ extension ClassReads {
         try database.read { connection in
             try connection.fetchOne("SELECT \(UserRow.columns) FROM users WHERE users.id = \(id)").map(UserRow.init(row:))
         }
+    }
+}
+
+extension ClassReads {
+    /// A video's `updated_at` (a PUT's answer), or nil when there is none.
+    func videoUpdatedAt(id: String) throws -> Int64? {
+        try database.read { connection in try connection.fetchValue("SELECT updated_at FROM videos WHERE id = \(id)", as: Int64.self) }
+    }
+
+    /// The activity with this id, whoever may see it (a delete's rules are the domain's).
+    func activity(id: String) throws -> Activity? {
+        try database.read { connection in try ActivityStore().find(id: id, on: connection) }
     }
 }

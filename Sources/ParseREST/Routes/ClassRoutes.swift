@@ -5,20 +5,24 @@ import VideoRegistry
 
 /// `GET /classes/<Class>` (a find) and `GET /classes/<Class>/<objectId>` for the classes this
 /// server serves (`ParseSchema.byClassName`). Other classes are 119 (PARSE-REST.md §6: a
-/// whitelist, not Parse's schema-less classes); writes are not served yet (119, by
-/// `ParseEndpoint`).
+/// whitelist, not Parse's schema-less classes); writes are `ClassWrites`'.
 struct ClassRoutes {
     let sessions: ParseSessions
     let reads: ClassReads
+    let writes: ClassWrites
 
     var endpoints: [ParseEndpoint] {
-        [
-            ParseEndpoint("/classes/{className}", ["GET": ({ request, parameters in
-                try Self.find(try Self.schema(parameters), sessions, reads)(request, parameters)
-            }, .public)]),
-            ParseEndpoint("/classes/{className}/{objectId}", ["GET": ({ request, parameters in
-                try Self.get(try Self.schema(parameters), sessions, reads)(request, parameters)
-            }, .public)]),
+        let write = RoutePolicy.public(pool: .blocking)
+        return [
+            ParseEndpoint("/classes/{className}", [
+                "GET": ({ request, parameters in try Self.find(try Self.schema(parameters), sessions, reads)(request, parameters) }, .public),
+                "POST": (writes.create, write),
+            ]),
+            ParseEndpoint("/classes/{className}/{objectId}", [
+                "GET": ({ request, parameters in try Self.get(try Self.schema(parameters), sessions, reads)(request, parameters) }, .public),
+                "PUT": (writes.update, write),
+                "DELETE": (writes.delete, write),
+            ]),
         ]
     }
 
@@ -44,7 +48,7 @@ struct ClassRoutes {
     }
 
     /// The class the path names: 103 for a name Parse could not have made, 119 for one this
-    /// server does not serve (yet: Activity, _Installation; never: _Session, _Role).
+    /// server does not serve (yet: _Installation; never: _Session, _Role).
     static func schema(_ parameters: Parameters) throws -> ParseSchema {
         let name = try parameters.require("className")
         if let schema = ParseSchema.byClassName[name] { return schema }
