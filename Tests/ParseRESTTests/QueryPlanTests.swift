@@ -22,7 +22,19 @@ struct QueryPlanTests {
         (.video, ["where": .object(owner), "order": .string("-createdAt")], "videos_owner_recent"),
         (.rallye, ["order": .string("iniDate")], "rallies_start_date"),
         (.rallye, ["order": .string("-iniDate")], "rallies_start_date"),
+        // The original app's Activity queries: a video's likes and comments, my likes, the
+        // people I follow, activities to me.
+        (.activity, ["where": .object(["video": pointer("Video", "v1"), "type": .int(1)]), "order": .string("-createdAt")], "activities_video"),
+        (.activity, ["where": .object(["video": pointer("Video", "v1"), "type": .int(2)]), "order": .string("createdAt")], "activities_video"),
+        (.activity, ["where": .object(["fromUser": pointer("_User", "u1"), "type": .int(1)]), "order": .string("-createdAt")], "activities_from"),
+        (.activity, ["where": .object(["fromUser": pointer("_User", "u1"), "type": .int(4)])], "activities_from"),
+        (.activity, ["where": .object(["toUser": pointer("_User", "u1")]), "order": .string("-createdAt")], "activities_to_recent"),
+        (.activity, ["where": .object(["toUser": pointer("_User", "u1"), "type": .int(2)]), "order": .string("-createdAt")], "activities_to"),
     ]
+
+    static func pointer(_ className: String, _ id: String) -> JSONValue {
+        .object(["__type": .string("Pointer"), "className": .string(className), "objectId": .string(id)])
+    }
 
     @Test(arguments: DialectDatabase.dialects)
     func everySupportedShapeIsServedByItsIndex(dialect: SQLDialect) throws {

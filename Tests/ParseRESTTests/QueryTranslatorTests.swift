@@ -122,4 +122,34 @@ struct QueryTranslatorTests {
         #expect(refusal(["where": .object(["objectId": .string("x")]), "include": .string("comments")]) == .cannotInclude("comments"))
         #expect(refusal(["include": .string("owner")], .rallye) == .cannotInclude("owner"))
     }
+
+    // MARK: Activity
+
+    static func user(_ id: String) -> JSONValue { .object(["__type": .string("Pointer"), "className": .string("_User"), "objectId": .string(id)]) }
+    static func video(_ id: String) -> JSONValue { .object(["__type": .string("Pointer"), "className": .string("Video"), "objectId": .string(id)]) }
+
+    @Test func activityShapesTakeTheirIndexesOrder() throws {
+        let toMe = try translate(["where": .object(["toUser": Self.user("u1")]), "order": .string("-createdAt"), "include": .string("fromUser,video")], .activity)
+        #expect(toMe.order == "a.created_at DESC, a.id DESC")
+        #expect(toMe.filter.render(for: .sqlite).text == "a.to_user_id = ?")
+        #expect(toMe.include == ["fromUser", "video"])
+        let comments = try translate(["where": .object(["video": Self.video("v1"), "type": .int(2)]), "order": .string("createdAt")], .activity)
+        #expect(comments.order == "a.created_at, a.id")
+        #expect(comments.filter.render(for: .sqlite).text == "a.type = ? AND a.video_id = ?")
+        let myLikes = try translate(["where": .object(["fromUser": Self.user("u1"), "type": .int(1)])], .activity)
+        #expect(myLikes.order == "a.created_at DESC, a.id DESC")
+        #expect(myLikes.filter.render(for: .sqlite).binds == [.text("u1"), .integer(1)])
+    }
+
+    @Test func activityVideoIsNullableAndUnservedShapesAreRefused() throws {
+        let follows = try translate(["where": .object(["fromUser": Self.user("u1"), "type": .int(4), "video": .object(["$exists": .bool(false)])])], .activity)
+        #expect(follows.filter.render(for: .sqlite).text == "a.from_user_id = ? AND a.type = ? AND a.video_id IS NULL")
+        let unindexed = ParseQueryError.unindexed(className: "Activity", supported: ParseSchema.activity.supportedQueries)
+        #expect(refusal(["where": .object(["type": .int(1)])], .activity) == unindexed)
+        #expect(refusal(["where": .object(["video": Self.video("v1")]), "order": .string("-createdAt")], .activity) == unindexed)
+        #expect(refusal(["where": .object(["toUser": Self.user("u1")]), "order": .string("type")], .activity) == unindexed)
+        #expect(refusal(["where": .object(["toUser": Self.user("u1")]), "include": .string("owner")], .activity) == .cannotInclude("owner"))
+        #expect(refusal(["where": .object(["content": .string("x"), "toUser": Self.user("u1")])], .activity)
+            == .unknownField(className: "Activity", field: "content"))
+    }
 }
