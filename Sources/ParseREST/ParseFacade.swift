@@ -37,10 +37,14 @@ public struct ParseFacade: Sendable {
     public struct Limits: Sendable {
         public var signups: RouteLimit?
         public var logins: RouteLimit?
+        /// Counts one write of the user against `/v1`'s per-user write limit (throws its 429):
+        /// the limit middleware keys on `/v1`'s Bearer identity, which a Parse request has not.
+        public var write: @Sendable (_ userID: String) throws -> Void
 
-        public init(signups: RouteLimit? = nil, logins: RouteLimit? = nil) {
+        public init(signups: RouteLimit? = nil, logins: RouteLimit? = nil, write: @escaping @Sendable (String) throws -> Void = { _ in }) {
             self.signups = signups
             self.logins = logins
+            self.write = write
         }
     }
 
@@ -62,7 +66,8 @@ public struct ParseFacade: Sendable {
         self.reads = ClassReads(database: database)
         self.mail = mail
         self.limits = limits
-        self.writes = ClassWrites(sessions: sessions, reads: reads, videos: videos, social: social, moderation: moderation)
+        self.writes = ClassWrites(sessions: sessions, reads: reads, videos: videos, social: social, moderation: moderation,
+                                  countWrite: limits.write)
     }
 
     /// Registers every endpoint under both prefixes, and the prefixes' fallbacks.

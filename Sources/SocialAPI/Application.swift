@@ -281,7 +281,8 @@ public final class Application: Sendable {
                     try recovery.queueReset(email: email, request)
                 })
             ParseFacade(keys: keys, accounts: accounts, database: database, videos: videos, social: social, moderation: moderation, mail: parseMail,
-                        limits: .init(signups: .signups, logins: .logins)).register(on: router)
+                        limits: .init(signups: .signups, logins: .logins, write: { [limits] userID in try limits.check(.writes, key: userID) }))
+                .register(on: router)
         }
         return router.build()
     }

@@ -244,3 +244,23 @@ final class ParseFacadeWritesTests: ServerTestCase {
         XCTAssertEqual(pushed.object?["result"] as? Bool, true)
     }
 }
+
+/// A Parse write counts against `/v1`'s per-user write limit, as the same write on `/v1` does.
+final class ParseFacadeWriteLimitTests: ServerTestCase {
+    override class var serverArguments: [String] { ["--parse-app-id", ParseFacadeWritesTests.appID, "--limit-writes", "3/m"] }
+
+    func testParseWritesCountAgainstTheUsersWriteLimit() throws {
+        let owner = try client.signup()
+        let videoID = try XCTUnwrap(try rallyAndVideo(owner: owner).video["id"] as? String)
+        let fan = try client.signup()
+        let headers = ["X-Parse-Application-Id": ParseFacadeWritesTests.appID, "X-Parse-Session-Token": "r:" + fan.token]
+        let like: [String: Any] = ["type": 1, "video": ["__type": "Pointer", "className": "Video", "objectId": videoID]]
+        XCTAssertEqual(try client.request("PUT", "/v1/videos/\(videoID)/like", token: fan.token).status, 200)
+        XCTAssertEqual(try client.request("DELETE", "/v1/videos/\(videoID)/like", token: fan.token).status, 200)
+        XCTAssertEqual(try client.request("POST", "/parse/classes/Activity", headers: headers, json: like).status, 201)
+        let refused = try client.request("POST", "/parse/classes/Activity", headers: headers, json: like)
+        XCTAssertEqual(refused.status, 429, "\(refused)")
+        XCTAssertEqual(refused.object?["code"] as? Int, 100, "\(refused)")
+        XCTAssertNotNil(refused.headers["Retry-After"])
+    }
+}

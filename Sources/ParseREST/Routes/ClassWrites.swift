@@ -18,6 +18,15 @@ struct ClassWrites: Sendable {
     let videos: Videos
     let social: Social
     let moderation: Moderation
+    /// `/v1`'s per-user write limit, counted once per write (a batch's too).
+    let countWrite: @Sendable (String) throws -> Void
+
+    /// The caller, with the write counted against their limit.
+    private func writer(_ request: ParseRequest) throws -> Accounts.Identity {
+        let identity = try sessions.requireCaller(request)
+        try countWrite(identity.userID)
+        return identity
+    }
 
     /// What a comment's or a flag's write answers: the new activity's id and time.
     private static let stamp = Selection(columns: "a.id, a.created_at") { reader in
@@ -28,7 +37,7 @@ struct ClassWrites: Sendable {
 
     @Sendable func create(_ request: ParseRequest, _ parameters: Parameters) throws -> Response {
         let schema = try ClassRoutes.schema(parameters)
-        let identity = try sessions.requireCaller(request)
+        let identity = try writer(request)
         let (id, createdAt): (String, Int64)
         switch schema.className {
         case "Video": (id, createdAt) = try createVideo(request.body, by: identity)
@@ -49,7 +58,7 @@ struct ClassWrites: Sendable {
     @Sendable func update(_ request: ParseRequest, _ parameters: Parameters) throws -> Response {
         let schema = try ClassRoutes.schema(parameters)
         let id = try parameters.require("objectId")
-        let identity = try sessions.requireCaller(request)
+        let identity = try writer(request)
         guard schema.className == "Video" else {
             if schema.className == "Activity" { throw ParseError(.operationForbidden, "An Activity cannot be changed; delete it instead.") }
             throw Self.readOnly(schema)
@@ -76,7 +85,7 @@ struct ClassWrites: Sendable {
     @Sendable func delete(_ request: ParseRequest, _ parameters: Parameters) throws -> Response {
         let schema = try ClassRoutes.schema(parameters)
         let id = try parameters.require("objectId")
-        let identity = try sessions.requireCaller(request)
+        let identity = try writer(request)
         switch schema.className {
         case "Video":
             try moderation.deleteVideo(id: id, reason: nil, by: identity)
