@@ -185,6 +185,19 @@ final class ParseFacadeWritesTests: ServerTestCase {
         assertParseError(try like(videoID, as: try client.signup()), status: 404, code: 101)
     }
 
+    func testABannedUsersActivitiesAreOutOfSightExceptToModerators() throws {
+        let owner = try client.signup()
+        let fan = try client.signup()
+        let videoID = try XCTUnwrap(try rallyAndVideo(owner: owner).video["id"] as? String)
+        XCTAssertEqual(try like(videoID, as: fan).status, 201)
+        let moderator = try moderator()
+        XCTAssertEqual(try client.request("POST", "/v1/moderation/users/\(fan.id)/ban", json: ["reason": "spam"], token: moderator.token).status, 200)
+        let path = "/parse/classes/Activity?" + (try whereQuery(["toUser": pointer("_User", owner.id)]))
+        XCTAssertEqual(results(try parse("GET", path, as: owner)).count, 0, "a banned user's like is out of sight, as on /v1")
+        XCTAssertEqual(try firstPage("/v1/videos/\(videoID)/likes", owner.token).count, 0, "as /v1 shows it")
+        XCTAssertEqual(results(try parse("GET", path, as: moderator)).count, 1, "moderators see it")
+    }
+
     func testConcurrentLikesFromBothAPIsKeepTheCounterExact() throws {
         let owner = try client.signup()
         let videoID = try XCTUnwrap(try rallyAndVideo(owner: owner).video["id"] as? String)
