@@ -245,6 +245,14 @@ final class ParseFacadeWritesTests: ServerTestCase {
         XCTAssertEqual((items[4]["error"] as? [String: Any])?["code"] as? Int, 142, "\(items[4])")
         XCTAssertEqual(try likesCount(videoID, owner.token), 1)
 
+        // Sign-up and login count their own rate limits per request: not batched.
+        let credentials = try parse("POST", "/parse/batch", json: ["requests": [
+            ["method": "GET", "path": "/parse/login", "body": ["username": me.username, "password": me.password]],
+            ["method": "POST", "path": "/1/users", "body": ["username": "batched", "password": "secret-enough", "email": "batched@example.com"]],
+        ]], as: me)
+        let refusals = try XCTUnwrap(credentials.json as? [[String: Any]], "\(credentials)")
+        XCTAssertEqual(refusals.compactMap { ($0["error"] as? [String: Any])?["code"] as? Int }, [119, 119], "\(refusals)")
+
         let tooMany = Array(repeating: ["method": "GET", "path": "/parse/classes/Video/\(videoID)"] as [String: Any], count: 51)
         assertParseError(try parse("POST", "/parse/batch", json: ["requests": tooMany], as: me), code: 107)
         assertParseError(try parse("POST", "/parse/batch", json: ["requests": "all"], as: me), code: 107)

@@ -53,6 +53,13 @@ struct BatchRoutes {
         let route = Self.route(path)
         for endpoint in endpoints {
             if let parameters = Self.match(endpoint.path, route) {
+                // A route with a rate limit of its own (sign-up, login) counts it in the
+                // middleware, per request: batched, 50 would count as one. Such routes, and
+                // bcrypt's, are not batched (the SDKs batch only object saves and deletes).
+                let policy = endpoint.policies.first { $0.0 == method }?.1
+                if policy?.limit != nil || policy?.pool == .offload {
+                    throw ParseError(.operationForbidden, "\(method) \(route) cannot be batched; send it on its own.")
+                }
                 return try endpoint.respond(to: ParseRequest(batched: method, body: body, within: batch), parameters)
             }
         }
