@@ -165,6 +165,16 @@ final class ParseFacadeWritesTests: ServerTestCase {
         let comments = results(try parse("GET", "/parse/classes/Activity?" + (try whereQuery(["video": pointer("Video", videoID), "type": 2], order: "createdAt")),
                                          as: me))
         XCTAssertEqual(comments.first?["content"] as? String, "Huge jump")
+        let included = results(try parse("GET", "/parse/classes/Activity?" + (try whereQuery(["toUser": pointer("_User", them.id)], order: "-createdAt"))
+                                         + "&include=fromUser,video", as: them))
+        // The comment and the follow (which has no video); both may share a millisecond.
+        XCTAssertEqual(Set(included.compactMap { $0["type"] as? Int }), [2, 4], "\(included)")
+        let commented = try XCTUnwrap(included.first { $0["type"] as? Int == 2 })
+        let from = try XCTUnwrap(commented["fromUser"] as? [String: Any], "\(included)")
+        XCTAssertEqual(from["__type"] as? String, "Object")
+        XCTAssertEqual(from["username"] as? String, me.username)
+        XCTAssertEqual((commented["video"] as? [String: Any])?["className"] as? String, "Video")
+        XCTAssertNil(included.first { $0["type"] as? Int == 4 }?["video"])
         XCTAssertEqual(try parse("DELETE", "/parse/classes/Activity/\(try XCTUnwrap(comment.object?["objectId"] as? String))", as: me).status, 200)
         XCTAssertEqual(jsonInt(try getObject("/v1/videos/\(videoID)", me.token)["commentsCount"]), 0)
 
