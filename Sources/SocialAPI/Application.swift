@@ -241,6 +241,9 @@ public final class Application: Sendable {
         router.add(middleware: RateLimitMiddleware(limits: limits, stage: .beforeAuth))
         router.add(middleware: AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead))
         router.add(middleware: RateLimitMiddleware(limits: limits, stage: .afterAuth))
+        // Innermost, so it sees the identity and the handler's body; the Parse facade's reads
+        // depend on its own session header, so they are left as they were.
+        router.add(middleware: ConditionalGetMiddleware(skippingPrefixes: ParseFacade.prefixes))
 
         operations.register(on: router, servesMetrics: !configuration.metricsOnOwnListener)
         ConsoleRoutes().register(on: router)

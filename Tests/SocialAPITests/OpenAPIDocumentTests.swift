@@ -157,6 +157,25 @@ final class OpenAPIDocumentTests: XCTestCase {
         }
     }
 
+    /// Every JSON GET answers with an ETag and 304 on a match (`ConditionalGetMiddleware`), so
+    /// each declares both, and `If-None-Match`; but the streamed export (no ETag: its bytes do not
+    /// exist yet) and the pictures (their own tag and caching).
+    func testEveryJSONGetDeclaresItsETagAnd304() throws {
+        let exempt: Set<String> = ["GET /v1/users/me/export", "GET /media/avatars/{name}"]
+        for operation in try Self.operations() where operation.name.hasPrefix("GET ") && !exempt.contains(operation.name) {
+            let ok = try Self.resolve(try XCTUnwrap(operation.responses["200"], operation.name), in: operation)
+            guard (ok["content"] as? [String: Any])?["application/json"] != nil else { continue }
+            let headers = ok["headers"] as? [String: Any]
+            XCTAssertNotNil(headers?["ETag"], "\(operation.name): 200 does not declare ETag")
+            XCTAssertNotNil(headers?["Cache-Control"], "\(operation.name): 200 does not declare Cache-Control")
+            let notModified = try Self.resolve(try XCTUnwrap(operation.responses["304"], "\(operation.name) does not list 304"), in: operation)
+            XCTAssertNil(notModified["content"], "\(operation.name): a 304 has no body")
+            XCTAssertNotNil((notModified["headers"] as? [String: Any])?["ETag"], "\(operation.name): 304 does not declare ETag")
+            let references = (operation.body["parameters"] as? [[String: Any]] ?? []).compactMap { $0["$ref"] as? String }
+            XCTAssertTrue(references.contains("#/components/parameters/IfNoneMatch"), "\(operation.name) does not take If-None-Match")
+        }
+    }
+
     /// Lists share the paging parameters, so every generated client pages the same way.
     func testEveryPageTakesTheSharedPagingParameters() throws {
         for operation in try Self.operations() {
