@@ -250,7 +250,7 @@ public final class Application: Sendable {
         let mail = MailQueue(service: configuration.mail, accounts: accounts, clock: clock)
         // The read side: each resource's read model opens its read transaction, builds its
         // stores and passes the presenter's selection; the routes parse, authorize and map.
-        let lists = PagedLists(database: database, codec: cursors)
+        let lists = PagedLists(database: database, codec: cursors, clock: clock)
         let userReads = UserReads(lists: lists)
         let videoReads = VideoReads(lists: lists, videos: videos)
         let providerTokens = ProviderTokens(verifiers: configuration.identityVerifiers, logger: logger)

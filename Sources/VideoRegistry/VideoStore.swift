@@ -38,23 +38,27 @@ public struct VideoStore: Sendable {
     // The lists take a `Selection` so that a page is one statement: the routes select each
     // video with its owner and the caller's flags (SocialAPI's Presenter), not the bare row.
 
-    /// A user's videos the viewer may see, newest first, `limit` of them after `after`.
-    public func byOwner<Item>(_ ownerID: String, viewer: Viewer, after: RecentPosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
-        let position: SQL = after.map { "AND (v.created_at, v.id) < (\($0.createdAt), \($0.id))" } ?? ""
+    /// A user's videos the viewer may see, newest first, `limit` of them after `after` (or,
+    /// `.newer`, above it, nearest first).
+    public func byOwner<Item>(_ ownerID: String, viewer: Viewer, after: RecentPosition?, direction: KeysetDirection = .older, limit: Int,
+                              selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
+        let position: SQL = after.map { "AND (v.created_at, v.id) \(direction.comparison) (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT \(selection.columns) FROM videos v \(selection.joins)
             WHERE v.owner_id = \(ownerID) AND \(viewer.visibilityFilter()) \(position)
-            ORDER BY v.created_at DESC, v.id DESC LIMIT \(limit)
+            ORDER BY v.created_at \(direction.order), v.id \(direction.order) LIMIT \(limit)
             """, reading: selection.read)
     }
 
-    /// One rally day's videos the viewer may see, newest first.
-    public func byDay<Item>(rallyID: String, day: Int, viewer: Viewer, after: RecentPosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
-        let position: SQL = after.map { "AND (v.created_at, v.id) < (\($0.createdAt), \($0.id))" } ?? ""
+    /// One rally day's videos the viewer may see, newest first (`.newer`: above `after`,
+    /// nearest first).
+    public func byDay<Item>(rallyID: String, day: Int, viewer: Viewer, after: RecentPosition?, direction: KeysetDirection = .older, limit: Int,
+                            selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [Item] {
+        let position: SQL = after.map { "AND (v.created_at, v.id) \(direction.comparison) (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT \(selection.columns) FROM videos v \(selection.joins)
             WHERE v.rally_id = \(rallyID) AND v.day = \(day) AND \(viewer.visibilityFilter()) \(position)
-            ORDER BY v.created_at DESC, v.id DESC LIMIT \(limit)
+            ORDER BY v.created_at \(direction.order), v.id \(direction.order) LIMIT \(limit)
             """, reading: selection.read)
     }
 

@@ -63,24 +63,27 @@ package struct ActivityStore: Sendable {
             """, reading: selection.read)
     }
 
-    /// A video's likes, most recent first.
-    package func likes(videoID: String, viewer: Viewer, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [Activity] {
-        let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
+    /// A video's likes, most recent first (`.newer`: above `after`, nearest first).
+    package func likes(videoID: String, viewer: Viewer, after: Position?, direction: KeysetDirection = .older, limit: Int,
+                       on connection: any DatabaseConnection) throws -> [Activity] {
+        let position: SQL = after.map { "AND (a.created_at, a.id) \(direction.comparison) (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT \(Activity.columns) FROM activities a
             WHERE a.video_id = \(videoID) AND a.type = \(ActivityKind.like.sql) \(position) AND \(viewer.authorFilter())
-            ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
+            ORDER BY a.created_at \(direction.order), a.id \(direction.order) LIMIT \(limit)
             """).map(Activity.init(row:))
     }
 
-    /// Follows of a user (`direction` .followers: who follows them; .following: whom they follow), newest first.
-    package func follows(_ direction: FollowDirection, userID: String, after: Position?, limit: Int, on connection: any DatabaseConnection) throws -> [Activity] {
-        let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
+    /// Follows of a user (`direction` .followers: who follows them; .following: whom they
+    /// follow), newest first (`seek` .newer: above `after`, nearest first).
+    package func follows(_ direction: FollowDirection, userID: String, after: Position?, seek: KeysetDirection = .older, limit: Int,
+                         on connection: any DatabaseConnection) throws -> [Activity] {
+        let position: SQL = after.map { "AND (a.created_at, a.id) \(seek.comparison) (\($0.createdAt), \($0.id))" } ?? ""
         let column: SQL = direction == .followers ? "a.to_user_id" : "a.from_user_id"
         return try connection.fetchAll("""
             SELECT \(Activity.columns) FROM activities a
             WHERE \(column) = \(userID) AND a.type = \(ActivityKind.follow.sql) \(position)
-            ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
+            ORDER BY a.created_at \(seek.order), a.id \(seek.order) LIMIT \(limit)
             """).map(Activity.init(row:))
     }
 

@@ -6,7 +6,8 @@ import VideoRegistry
 ///
 /// Each takes the `Selection` its items are read with (`Presenter`'s), so a page is one
 /// statement (two for a home feed that merges hot accounts: see `home`); the feed's own
-/// position columns come first in each row.
+/// position columns come first in each row. Each reads down from its position (`.older`) or,
+/// for a refresh (`.newer`), up from it, nearest first.
 package struct FeedStore {
     package init() {}
 
@@ -24,9 +25,9 @@ package struct FeedStore {
     /// reads about `limit` rows plus one per arm, at any depth. UNION drops a video found in
     /// both: an account that turned hot keeps the rows fanned out before. The arms leave
     /// hidden videos out; banned hot accounts are left out of the list of arms.
-    package func home<Item>(readerSeq: Int64, viewer: Viewer, after: SeqPosition?, limit: Int, selecting selection: Selection<Item>,
+    package func home<Item>(readerSeq: Int64, viewer: Viewer, after: SeqPosition?, direction: KeysetDirection = .older, limit: Int, selecting selection: Selection<Item>,
                     hotArmsPerStatement: Int = FeedStore.hotArmsPerStatement, on connection: any DatabaseConnection) throws -> [(Item, SeqPosition)] {
-        let timelinePosition: SQL = after.map { "AND (t.created_at, t.video_seq) < (\($0.createdAt), \($0.seq))" } ?? ""
+        let timelinePosition: SQL = after.map { "AND (t.created_at, t.video_seq) \(direction.comparison) (\($0.createdAt), \($0.seq))" } ?? ""
         let timelineRows: SQL = "t.user_seq = \(readerSeq) \(timelinePosition) AND \(viewer.visibilityFilter())"
         let hot = try hotFollowees(readerSeq: readerSeq, viewer: viewer, on: connection)
         if hot.isEmpty {
@@ -34,11 +35,11 @@ package struct FeedStore {
                 SELECT t.created_at, t.video_seq, \(selection.columns)
                 FROM home_timeline t JOIN videos v ON v.seq = t.video_seq \(selection.joins)
                 WHERE \(timelineRows)
-                ORDER BY t.created_at DESC, t.video_seq DESC LIMIT \(limit)
+                ORDER BY t.created_at \(direction.order), t.video_seq \(direction.order) LIMIT \(limit)
                 """, reading: Self.positioned(selection))
         }
         let timeline: SQL = "SELECT t.created_at, t.video_seq FROM home_timeline t JOIN videos v ON v.seq = t.video_seq WHERE \(timelineRows)"
-        let videoPosition: SQL = after.map { "AND (v.created_at, v.seq) < (\($0.createdAt), \($0.seq))" } ?? ""
+        let videoPosition: SQL = after.map { "AND (v.created_at, v.seq) \(direction.comparison) (\($0.createdAt), \($0.seq))" } ?? ""
         // The reader is never a hot arm's owner (nobody follows themselves), so the
         // visibility filter comes down to `hidden` there.
         let shown: SQL = viewer.canModerate ? "" : "AND v.hidden = FALSE"
@@ -53,12 +54,12 @@ package struct FeedStore {
             if first == 0 { arms.insert(timeline, at: 0) }
             if connection.dialect == .postgres {
                 // PostgreSQL reads each arm whole unless told to stop: bound each one to a page.
-                arms = arms.map { "(\($0) ORDER BY 1 DESC, 2 DESC LIMIT \(limit))" }
+                arms = arms.map { "(\($0) ORDER BY 1 \(direction.order), 2 \(direction.order) LIMIT \(limit))" }
             }
             // On PostgreSQL a group of one arm is that arm, bounded already: a second ORDER BY
             // after it is a syntax error (a reader following 201 hot accounts met it).
             let merged: SQL = connection.dialect == .postgres && arms.count == 1
-                ? arms[0] : "(\(SQL.joined(arms, separator: " UNION ")) ORDER BY 1 DESC, 2 DESC LIMIT \(limit))"
+                ? arms[0] : "(\(SQL.joined(arms, separator: " UNION ")) ORDER BY 1 \(direction.order), 2 \(direction.order) LIMIT \(limit))"
             // No ORDER BY around the join: SQLite would sort the page again in a sorter whose
             // 53 KB buffer glibc handed back to the kernel after every request (an madvise and
             // the page faults to touch it again: a tenth of a home request on large). The
@@ -71,7 +72,8 @@ package struct FeedStore {
         }
         var seen = Set<Int64>()
         return pages.joined()
-            .sorted { ($0.1.createdAt, $0.1.seq) > ($1.1.createdAt, $1.1.seq) }
+            .sorted { direction == .older ? ($0.1.createdAt, $0.1.seq) > ($1.1.createdAt, $1.1.seq)
+                                          : ($0.1.createdAt, $0.1.seq) < ($1.1.createdAt, $1.1.seq) }
             .filter { seen.insert($0.1.seq).inserted }
             .prefix(limit).map { $0 }
     }
@@ -92,37 +94,37 @@ package struct FeedStore {
     /// and joins its video as `v` (left join), which the filter uses. The join on the time as
     /// well as the seq leaves out the rows of a deleted activity whose seq SQLite gave to a
     /// newer one before the outbox cleaned them up.
-    package func following<Item>(readerSeq: Int64, viewer: Viewer, after: SeqPosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, SeqPosition)] {
-        let position: SQL = after.map { "AND (t.created_at, t.activity_seq) < (\($0.createdAt), \($0.seq))" } ?? ""
+    package func following<Item>(readerSeq: Int64, viewer: Viewer, after: SeqPosition?, direction: KeysetDirection = .older, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, SeqPosition)] {
+        let position: SQL = after.map { "AND (t.created_at, t.activity_seq) \(direction.comparison) (\($0.createdAt), \($0.seq))" } ?? ""
         return try connection.fetchAll("""
             SELECT t.created_at, t.activity_seq, \(selection.columns)
             FROM following_timeline t JOIN activities a ON a.seq = t.activity_seq AND a.created_at = t.created_at \(selection.joins)
             WHERE t.user_seq = \(readerSeq) \(position) AND (a.video_id IS NULL OR \(viewer.visibilityFilter())) AND \(viewer.authorFilter())
-            ORDER BY t.created_at DESC, t.activity_seq DESC LIMIT \(limit)
+            ORDER BY t.created_at \(direction.order), t.activity_seq \(direction.order) LIMIT \(limit)
             """, reading: Self.positioned(selection))
     }
 
     /// Likes, comments and follows aimed at the reader by others, newest first. Flags are
     /// never shown to the video's owner. `selection` reads an activity `a`.
-    package func news<Item>(readerID: String, viewer: Viewer, after: TimePosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, TimePosition)] {
-        let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
+    package func news<Item>(readerID: String, viewer: Viewer, after: TimePosition?, direction: KeysetDirection = .older, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, TimePosition)] {
+        let position: SQL = after.map { "AND (a.created_at, a.id) \(direction.comparison) (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT a.created_at, a.id, \(selection.columns) FROM activities a \(selection.joins)
             WHERE a.to_user_id = \(readerID) AND a.from_user_id <> \(readerID) AND a.type <> \(ActivityKind.inappropriate.sql) \(position)
               AND \(viewer.authorFilter())
-            ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
+            ORDER BY a.created_at \(direction.order), a.id \(direction.order) LIMIT \(limit)
             """, reading: Self.positioned(selection))
     }
 
     /// Videos the reader liked, most recently liked first; the position is the like's.
     /// `selection` reads a video `v`.
-    package func likes<Item>(readerID: String, viewer: Viewer, after: TimePosition?, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, TimePosition)] {
-        let position: SQL = after.map { "AND (a.created_at, a.id) < (\($0.createdAt), \($0.id))" } ?? ""
+    package func likes<Item>(readerID: String, viewer: Viewer, after: TimePosition?, direction: KeysetDirection = .older, limit: Int, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> [(Item, TimePosition)] {
+        let position: SQL = after.map { "AND (a.created_at, a.id) \(direction.comparison) (\($0.createdAt), \($0.id))" } ?? ""
         return try connection.fetchAll("""
             SELECT a.created_at, a.id, \(selection.columns)
             FROM activities a JOIN videos v ON v.id = a.video_id \(selection.joins)
             WHERE a.from_user_id = \(readerID) AND a.type = \(ActivityKind.like.sql) \(position) AND \(viewer.visibilityFilter())
-            ORDER BY a.created_at DESC, a.id DESC LIMIT \(limit)
+            ORDER BY a.created_at \(direction.order), a.id \(direction.order) LIMIT \(limit)
             """, reading: Self.positioned(selection))
     }
 

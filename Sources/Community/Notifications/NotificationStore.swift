@@ -94,22 +94,33 @@ package struct NotificationStore {
         return (wanted, try rows.last.map { try $0.decode(at: 0, as: Int64.self) }, rows.count == limit)
     }
 
-    /// A page of the recipient's inbox, newest first, after the position `after` (a seq).
-    /// Notifications about a video the viewer may not see (hidden) are left out.
-    package func page(recipientID: String, viewer: Viewer, after: Int64?, limit: Int, on connection: any DatabaseConnection) throws -> [NotificationRow] {
-        let position: SQL = after.map { "AND n.seq < \($0)" } ?? ""
+    /// A page of the recipient's inbox, newest first, after the position `after` (a seq), or
+    /// (`.newer`) above it, nearest first. Notifications about a video the viewer may not see
+    /// (hidden) are left out.
+    package func page(recipientID: String, viewer: Viewer, after: Int64?, direction: KeysetDirection = .older, limit: Int,
+                      on connection: any DatabaseConnection) throws -> [NotificationRow] {
+        let position: SQL = after.map { "AND n.seq \(direction.comparison) \($0)" } ?? ""
         return try connection.fetchAll("""
             SELECT n.seq, n.id, n.kind, n.activity_id, n.video_id, n.created_at, n.read_at
             FROM notifications n LEFT JOIN videos v ON v.id = n.video_id
             WHERE n.user_id = \(recipientID) \(position) AND (n.video_id IS NULL OR \(viewer.visibilityFilter()))
               AND \(viewer.authorFilter("n", column: "actor_id"))
-            ORDER BY n.seq DESC LIMIT \(limit)
+            ORDER BY n.seq \(direction.order) LIMIT \(limit)
             """, reading: { reader in
             NotificationRow(
                 seq: try reader.next(), id: try reader.next(),
                 kind: try NotificationKind(rawValue: reader.next()).orThrow(column: "kind", expected: "a notification kind"),
                 activityID: try reader.next(), videoID: try reader.next(), createdAt: try reader.next(), readAt: try reader.next())
         })
+    }
+
+    /// The newest seq of the recipient's notifications written at or before `time` (a refresh's
+    /// horizon): read down the inbox's index from the top, so it passes only the newer rows.
+    package func newestSeq(recipientID: String, createdAtOrBefore time: Int64, on connection: any DatabaseConnection) throws -> Int64? {
+        try connection.fetchValue("""
+            SELECT n.seq FROM notifications n WHERE n.user_id = \(recipientID) AND n.created_at <= \(time)
+            ORDER BY n.seq DESC LIMIT 1
+            """, as: Int64.self)
     }
 
     /// Marks the recipient's notification `id` and every older one read; false when `id`

@@ -1,7 +1,7 @@
 import Crypto
 
 /// One component of a keyset position, e.g. a `created_at` in milliseconds or an id.
-enum CursorValue: Sendable, Equatable {
+enum CursorValue: Sendable, Hashable {
     case int(Int64)
     case string(String)
     /// Kept bit for bit (a search rank, say): `-0.0` and every NaN payload come back as they went.
@@ -30,6 +30,9 @@ enum CursorValue: Sendable, Equatable {
 struct CursorCodec: Sendable {
     /// Cursors longer than this (in UTF-8 bytes) are refused before any decoding work.
     static let maximumLength = 1024
+    /// The same for a `prevCursor`, which also carries the positions of up to a page of items
+    /// shown above its mark (`RefreshPosition`): 100 of them are about 2.8 KB.
+    static let maximumRefreshLength = 4096
     static let tagLength = 16
     private static let formatVersion: UInt8 = 0x01
 
@@ -76,8 +79,8 @@ struct CursorCodec: Sendable {
     /// - Throws: `CursorError.unreadable` (400 `invalid_cursor`) for anything else: too long (checked
     ///   before decoding), not base64url, too short, a tag that does not verify (compared in
     ///   constant time), or a payload this version cannot read. The message never says which.
-    func decode(_ cursor: String, scope: String) throws(CursorError) -> [CursorValue] {
-        guard cursor.utf8.count <= Self.maximumLength,
+    func decode(_ cursor: String, scope: String, maximumLength: Int = Self.maximumLength) throws(CursorError) -> [CursorValue] {
+        guard cursor.utf8.count <= maximumLength,
               let bytes = Base64URL.decode(cursor),
               bytes.count >= 1 + Self.tagLength
         else { throw .unreadable }

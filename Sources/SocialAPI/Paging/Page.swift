@@ -1,16 +1,24 @@
 import JSON
 
-/// One page of a list: `{"items":[…],"nextCursor":null|"…"}` (API.md, "Conventions").
+/// One page of a list: `{"items":[…],"nextCursor":null|"…"}` (API.md, "Conventions"), with
+/// `"prevCursor"` on lists ordered by time and `"hasNewer"` on a refresh (API.md, "Sync").
 struct Page<Item: JSONEncodable>: JSONEncodable {
     let items: [Item]
     /// The cursor of the next page; nil on the last page.
     let nextCursor: String?
+    /// Where a refresh of this page starts (`?newerThan=`); nil on lists not ordered by time,
+    /// where the key is left out.
+    var prevCursor: String? = nil
+    /// On a refresh: whether more arrived above this page than it holds. Nil (left out) elsewhere.
+    var hasNewer: Bool? = nil
 
     func encode(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("items")
         writer.writeArray(items) { writer, item in writer.value(item) }
         writer.field("nextCursor", nextCursor)
+        if let prevCursor { writer.field("prevCursor", prevCursor) }
+        if let hasNewer { writer.field("hasNewer", hasNewer) }
         writer.endObject()
     }
 }

@@ -13,6 +13,9 @@ enum Positions {
 
     static func time(_ createdAt: Int64, _ id: String) -> [CursorValue] { [.int(createdAt), .string(id)] }
 
+    /// Below every id at one time: a horizon at a time is `(time, timeTiebreak)`.
+    static let timeTiebreak = CursorValue.string("")
+
     /// `(createdAt, seq)`: the feed timelines.
     static func seq(_ values: [CursorValue]?) throws(CursorError) -> (createdAt: Int64, seq: Int64)? {
         guard let values else { return nil }
@@ -21,6 +24,9 @@ enum Positions {
     }
 
     static func seq(_ createdAt: Int64, _ seq: Int64) -> [CursorValue] { [.int(createdAt), .int(seq)] }
+
+    /// Below every seq at one time.
+    static let seqTiebreak = CursorValue.int(.min)
 
     /// `(seq)`: lists in the order rows were written (the inbox).
     static func seqOnly(_ values: [CursorValue]?) throws(CursorError) -> Int64? {

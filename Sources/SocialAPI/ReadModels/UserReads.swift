@@ -22,11 +22,12 @@ struct UserReads: Sendable {
     /// Followers or followed users, by when the follow happened, newest first.
     func follows(_ direction: FollowDirection, of userID: String, for identity: Accounts.Identity?, page: PageRequest) throws -> Page<UserJSON> {
         let otherID: (Activity) -> String = { direction == .followers ? $0.fromUserID : $0.toUserID }
-        return try lists.page(page,
-            fetch: { after, limit, connection in
-                try ActivityStore().follows(direction, userID: userID, after: try Positions.time(after), limit: limit, on: connection)
+        return try lists.refreshablePage(page,
+            fetch: { from, seek, limit, connection in
+                try ActivityStore().follows(direction, userID: userID, after: try Positions.time(from), seek: seek, limit: limit, on: connection)
             },
             position: { Positions.time($0.createdAt, $0.id) },
+            horizon: lists.byTime({ $0.createdAt }, tiebreak: Positions.timeTiebreak),
             present: { follows, connection in try Presenter(identity, connection).users(ids: follows.map(otherID)) })
     }
 }

@@ -26,7 +26,7 @@ struct FeedRoutes {
         let codec = codec
         router.get("/v1/feed/\(name)", policy: .session) { request, context in
             let me = try context.caller()
-            let page = try PageRequest.parse(request, codec: codec, scope: "feed-\(name)|\(me.userID)")
+            let page = try PageRequest.parse(request, codec: codec, scope: "feed-\(name)|\(me.userID)", refreshable: true)
             return .page(try read(me, page), page)
         }
     }

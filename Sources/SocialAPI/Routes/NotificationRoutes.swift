@@ -55,7 +55,7 @@ struct NotificationRoutes {
 
     @Sendable func notifications(_ request: Request, _ context: Context) throws -> Response {
         let me = try context.caller()
-        let page = try PageRequest.parse(request, codec: codec, scope: "notifications|\(me.userID)")
+        let page = try PageRequest.parse(request, codec: codec, scope: "notifications|\(me.userID)", refreshable: true)
         return .page(try notifications.inbox(for: me, page: page), page)
     }
 

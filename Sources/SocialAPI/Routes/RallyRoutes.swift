@@ -60,7 +60,8 @@ struct RallyRoutes {
         }
         let sort = request.query["sort"] ?? "recent"
         guard sort == "recent" || sort == "top" else { throw APIError.validation("sort", "sort is recent or top.") }
-        let page = try PageRequest.parse(request, codec: codec, scope: "rally-day-videos|\(rally.id)|\(day)|\(sort)")
+        let page = try PageRequest.parse(request, codec: codec, scope: "rally-day-videos|\(rally.id)|\(day)|\(sort)",
+                                         refreshable: sort == "recent")
         return .page(try videos.rallyDay(rally.id, day: day, top: sort == "top", for: context.identity, page: page), page)
     }
 

@@ -29,7 +29,7 @@ struct UserRoutes {
 
     @Sendable func videos(_ request: Request, _ context: Context) throws -> Response {
         let user = try account(context)
-        let page = try PageRequest.parse(request, codec: codec, scope: "user-videos|\(user.id)")
+        let page = try PageRequest.parse(request, codec: codec, scope: "user-videos|\(user.id)", refreshable: true)
         return .page(try videos.byOwner(user.id, for: context.identity, page: page), page)
     }
 
@@ -44,7 +44,8 @@ struct UserRoutes {
     /// Followers or followed users, by when the follow happened, newest first.
     private func follows(_ direction: FollowDirection, _ request: Request, _ context: Context) throws -> Response {
         let user = try account(context)
-        let page = try PageRequest.parse(request, codec: codec, scope: "user-\(direction == .followers ? "followers" : "following")|\(user.id)")
+        let page = try PageRequest.parse(request, codec: codec, scope: "user-\(direction == .followers ? "followers" : "following")|\(user.id)",
+                                         refreshable: true)
         return .page(try users.follows(direction, of: user.id, for: context.identity, page: page), page)
     }
 

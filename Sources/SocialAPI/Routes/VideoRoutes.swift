@@ -72,7 +72,7 @@ struct VideoRoutes {
     /// Who liked a video, most recent like first.
     @Sendable func likes(_ request: Request, _ context: Context) throws -> Response {
         let video = try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity))
-        let page = try PageRequest.parse(request, codec: codec, scope: "video-likes|\(video.id)")
+        let page = try PageRequest.parse(request, codec: codec, scope: "video-likes|\(video.id)", refreshable: true)
         return .page(try reads.likes(of: video, for: context.identity, page: page), page)
     }
 
@@ -86,7 +86,7 @@ struct VideoRoutes {
     /// A video's comments, oldest first.
     @Sendable func comments(_ request: Request, _ context: Context) throws -> Response {
         let video = try videos.video(id: try context.parameters.require("id"), viewer: Viewer(context.identity))
-        let page = try PageRequest.parse(request, codec: codec, scope: "video-comments|\(video.id)")
+        let page = try PageRequest.parse(request, codec: codec, scope: "video-comments|\(video.id)", refreshable: true)
         return .page(try reads.comments(on: video, for: context.identity, page: page), page)
     }
 
