@@ -392,7 +392,8 @@ print(json.dumps({'server_peak_rss_kb': max(peaks), 'servers': len(peaks)}))" "$
         else
             note "$scale ($setup) counters DRIFT: $(cat "$results/$key-counters.json")"
         fi
-        rm -rf "$data" "$data"-1 "$data"-2
+        # BENCH_KEEP keeps the SQLite data directory too, for bench/profile.sh and bench/sync.sh.
+        [ "${BENCH_KEEP:-0}" = 1 ] && [ "$setup" = sqlite ] || rm -rf "$data" "$data"-1 "$data"-2
         [ "$setup" = sqlite ] || drop_database "$db"
     done
     [ -z "$base" ] || drop_database "$(database_url "$BENCH_POSTGRES_URL" "$base")"

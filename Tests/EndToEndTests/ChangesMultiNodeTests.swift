@@ -8,24 +8,7 @@ import XCTest
 /// `GET /v1/changes` on one of them in small pages. Once the writers stop and the reader has
 /// drained, its copy is exactly the database: every video created is there with its last
 /// title, none deleted is, nothing else of theirs. Needs the test cluster (`scripts/postgres`).
-final class ChangesMultiNodeTests: XCTestCase {
-    private var nodes: Nodes!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        nodes = try Nodes()
-    }
-
-    override func tearDown() {
-        nodes?.stopAll()
-        if (testRun?.failureCount ?? 0) > 0 {
-            for (index, server) in (nodes?.servers ?? []).enumerated() { print("--- server \(index) ---\n\(server.output.summary(limit: 40))") }
-        }
-        _ = ResponseAudit.shared.drainViolations()
-        nodes = nil
-        super.tearDown()
-    }
-
+final class ChangesMultiNodeTests: NodesTestCase {
     func testAReaderOnOneServerMissesNoChangeOfWritersOnTwo() throws {
         let servers = try nodes.start([[], []])
         let ports = servers.map(\.port)
@@ -38,23 +21,10 @@ final class ChangesMultiNodeTests: XCTestCase {
 
         // What the writers did, by video id: its last title, or nil once deleted.
         let made = Locked([String: String?]())
-        let writing = Locked(true)
-        let readerDone = DispatchSemaphore(value: 0)
         let copy = Locked(ChangeReader(client: HTTPClient(port: ports[0], timeout: 30), sessionToken: reader.token))
-        let readerFailure = Locked<String?>(nil)
-        Thread {
-            // Polls while the writers run, as an app refreshing; small pages so positions are
-            // handed out between commits.
-            while writing.withLock({ $0 }) {
-                do {
-                    try copy.withLock { _ = try $0.page(limit: 7) }
-                } catch {
-                    readerFailure.withLock { $0 = "\(error)" }
-                    break
-                }
-            }
-            readerDone.signal()
-        }.start()
+        // Polls while the writers run, as an app refreshing; small pages so positions are
+        // handed out between commits.
+        let polling = BackgroundLoop { try copy.withLock { _ = try $0.page(limit: 7) } }
 
         let outcomes = runConcurrently(ports: ports, writers) { index, client in
             let token = tokens[index]
@@ -81,10 +51,8 @@ final class ChangesMultiNodeTests: XCTestCase {
                 return "\(error)"
             }
         }
-        writing.withLock { $0 = false }
-        XCTAssertEqual(readerDone.wait(timeout: .now() + 60), .success)
+        XCTAssertNil(polling.stop())
         XCTAssertEqual(outcomes, Array(repeating: "ok", count: writers))
-        XCTAssertNil(readerFailure.withLock { $0 })
 
         // The writers have stopped, but a change is handed out only once every transaction
         // older than it has ended (the outbox workers' among them), so the last ones may come a

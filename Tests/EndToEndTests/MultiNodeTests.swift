@@ -7,27 +7,10 @@ import XCTest
 /// ended on one is refused by the other within a second, outbox workers on both deliver every
 /// notification once, and one dying leaves the other serving and its leased work to the other.
 /// Runs when PACENOTE_TEST_POSTGRES_URL is set (`scripts/test`); fails in CI without it.
-final class MultiNodeTests: XCTestCase {
-    private var nodes: Nodes!
+final class MultiNodeTests: NodesTestCase {
     private var standIn: StandIn?
 
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        nodes = try Nodes()
-    }
-
     override func tearDown() {
-        nodes?.stopAll()
-        if (testRun?.failureCount ?? 0) > 0 {
-            for (index, server) in (nodes?.servers ?? []).enumerated() { print("--- server \(index) ---\n\(server.output.summary(limit: 40))") }
-        }
-        for server in nodes?.servers ?? [] {
-            for leak in ResponseAudit.shared.leaks(in: server.output.allLines).prefix(5) {
-                XCTFail("a server log line contains a password or session token: \(leak)")
-            }
-        }
-        _ = ResponseAudit.shared.drainViolations()
-        nodes = nil
         standIn = nil
         super.tearDown()
     }

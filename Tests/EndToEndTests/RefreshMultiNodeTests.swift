@@ -7,24 +7,7 @@ import XCTest
 /// while a reader on one server refreshes a rally day and its home feed in pages of 3. Once
 /// the writers stop, each list's first page and refreshes hold every video made, each once.
 /// Needs the test cluster (`scripts/postgres`).
-final class RefreshMultiNodeTests: XCTestCase {
-    private var nodes: Nodes!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        nodes = try Nodes()
-    }
-
-    override func tearDown() {
-        nodes?.stopAll()
-        if (testRun?.failureCount ?? 0) > 0 {
-            for (index, server) in (nodes?.servers ?? []).enumerated() { print("--- server \(index) ---\n\(server.output.summary(limit: 40))") }
-        }
-        _ = ResponseAudit.shared.drainViolations()
-        nodes = nil
-        super.tearDown()
-    }
-
+final class RefreshMultiNodeTests: NodesTestCase {
     func testARefreshOnOneServerMissesNoVideoOfWritersOnTwo() throws {
         let servers = try nodes.start([[], []])
         let ports = servers.map(\.port)
@@ -40,20 +23,7 @@ final class RefreshMultiNodeTests: XCTestCase {
         let lists = ["/v1/rallies/\(rallyId)/days/1/videos", "/v1/feed/home"]
         let refreshers = Locked(lists.map { ListRefresher(client: HTTPClient(port: ports[0], timeout: 30), path: $0, token: reader.token, limit: 3) })
         try refreshers.withLock { all in for index in all.indices { try all[index].start() } }
-        let writing = Locked(true)
-        let failure = Locked<String?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            while writing.withLock({ $0 }) {
-                do {
-                    try refreshers.withLock { all in for index in all.indices { try all[index].refresh() } }
-                } catch {
-                    failure.withLock { $0 = "\(error)" }
-                    break
-                }
-            }
-            done.signal()
-        }.start()
+        let polling = BackgroundLoop { try refreshers.withLock { all in for index in all.indices { try all[index].refresh() } } }
 
         let made = Locked(Set<String>())
         let tokens = writers.map(\.token)
@@ -70,10 +40,8 @@ final class RefreshMultiNodeTests: XCTestCase {
                 return "\(error)"
             }
         }
-        writing.withLock { $0 = false }
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+        XCTAssertNil(polling.stop())
         XCTAssertEqual(outcomes, Array(repeating: "ok", count: writers.count))
-        XCTAssertNil(failure.withLock { $0 })
 
         var final = refreshers.withLock { $0 }
         let expected = made.withLock { $0 }

@@ -24,21 +24,8 @@ final class RefreshTests: ServerTestCase {
         for index in refreshers.indices { try refreshers[index].start() }
         let firstPages = refreshers.map { Set($0.seen) }
 
-        let writing = Locked(true)
-        let failure = Locked<String?>(nil)
-        let done = DispatchSemaphore(value: 0)
         let shared = Locked(refreshers)
-        Thread {
-            while writing.withLock({ $0 }) {
-                do {
-                    try shared.withLock { all in for index in all.indices { try all[index].refresh() } }
-                } catch {
-                    failure.withLock { $0 = "\(error)" }
-                    break
-                }
-            }
-            done.signal()
-        }.start()
+        let polling = BackgroundLoop { try shared.withLock { all in for index in all.indices { try all[index].refresh() } } }
 
         let tokens = writers.map(\.token)
         let outcomes = runConcurrently(port: server.port, writers.count) { index, client in
@@ -58,10 +45,8 @@ final class RefreshTests: ServerTestCase {
                 return "\(error)"
             }
         }
-        writing.withLock { $0 = false }
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+        XCTAssertNil(polling.stop())
         XCTAssertEqual(outcomes, Array(repeating: "ok", count: writers.count))
-        XCTAssertNil(failure.withLock { $0 })
 
         // The inbox fills through the outbox, a moment after the writes: refresh until the
         // lists hold what the server now lists, for at most 15 s. Waiting cannot hide a gap: an
