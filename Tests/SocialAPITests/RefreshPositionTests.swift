@@ -27,16 +27,18 @@ final class RefreshPositionTests: XCTestCase {
 
     func testAPageMarksItsNewestSettledRowAndCarriesTheNewerOnes() throws {
         let page: [Row] = [(104, "d"), (102, "c"), (99, "b"), (98, "a")]
-        let mark = try withConnection { try RefreshPosition.after(olderPage: page, position: position, horizon: horizon, on: $0) }
+        let mark = try withConnection { try RefreshPosition.after(olderPage: page, fromHead: true, position: position, horizon: horizon, on: $0) }
         XCTAssertEqual(mark, RefreshPosition(mark: [.int(99), .string("b")], shown: [[.int(104), .string("d")], [.int(102), .string("c")]]))
     }
 
     func testAPageOfUnsettledRowsMarksItsOldestAndAnEmptyPageTheHorizon() throws {
         let page: [Row] = [(104, "d"), (102, "c")]
-        let mark = try withConnection { try RefreshPosition.after(olderPage: page, position: position, horizon: horizon, on: $0) }
+        let mark = try withConnection { try RefreshPosition.after(olderPage: page, fromHead: true, position: position, horizon: horizon, on: $0) }
         XCTAssertEqual(mark, RefreshPosition(mark: [.int(102), .string("c")], shown: [[.int(104), .string("d")]]))
-        let empty = try withConnection { try RefreshPosition.after(olderPage: [Row](), position: position, horizon: horizon, on: $0) }
-        XCTAssertEqual(empty, RefreshPosition(mark: [.int(101), .string("")], shown: []))
+        let empty = try withConnection { try RefreshPosition.after(olderPage: [Row](), fromHead: true, position: position, horizon: horizon, on: $0) }
+        XCTAssertEqual(empty, RefreshPosition(mark: [.int(.min), .string("")], shown: []), "an empty list: its start, whatever the time")
+        let pastTheEnd = try withConnection { try RefreshPosition.after(olderPage: [Row](), fromHead: false, position: position, horizon: horizon, on: $0) }
+        XCTAssertEqual(pastTheEnd, RefreshPosition(mark: [.int(101), .string("")], shown: []))
     }
 
     func testARefreshToTheHeadMovesTheMarkToTheHorizonKeepingOnlyUnsettledRows() throws {
@@ -52,6 +54,11 @@ final class RefreshPositionTests: XCTestCase {
         XCTAssertEqual(settled, RefreshPosition(mark: [.int(97), .string("c")], shown: []))
         let unsettled = try withConnection { try start.advanced(by: [(99, "b"), (102, "c")], more: true, position: position, horizon: horizon, on: $0) }
         XCTAssertEqual(unsettled, RefreshPosition(mark: [.int(101), .string("")], shown: [[.int(102), .string("c")]]))
+    }
+
+    func testARefreshThatBroughtNothingAnswersTheSamePosition() throws {
+        let start = RefreshPosition(mark: [.int(90), .string("a")], shown: [[.int(103), .string("x")]])
+        XCTAssertEqual(try withConnection { try start.advanced(by: [Row](), more: false, position: position, horizon: horizon, on: $0) }, start)
     }
 
     func testTheMarkNeverMovesDown() throws {

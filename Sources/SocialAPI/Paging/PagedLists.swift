@@ -53,7 +53,7 @@ struct PagedLists: Sendable {
                 var result = try Page.make(rows: rows, limit: page.limit, scope: page.scope, codec: codec, position: position,
                                            items: { try present($0, connection) })
                 let shown = rows.prefix(page.limit)
-                let mark = try RefreshPosition.after(olderPage: newestFirst ? Array(shown) : shown.reversed(), position: position,
+                let mark = try RefreshPosition.after(olderPage: newestFirst ? Array(shown) : shown.reversed(), fromHead: page.after == nil, position: position,
                                                      horizon: horizon, on: connection)
                 result.prevCursor = codec.encode(mark.values, scope: page.refreshScope)
                 return result

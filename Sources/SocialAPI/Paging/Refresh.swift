@@ -52,13 +52,15 @@ struct RefreshHorizon<Row> {
 
     let settled: (Row) -> Bool
     let horizon: (any DatabaseConnection) throws -> [CursorValue]
+    /// Below every row: the mark of an empty list, which holds nothing yet.
+    let start: [CursorValue]
 
     /// Lists ordered by `(createdAt, id)` or `(createdAt, seq)` where `createdAt` is the
     /// write's own time: a row is settled once it is older than the settle window; the
     /// horizon is the first position past that time (`tiebreak` is the smallest second value).
     static func byTime(now: Int64, createdAt: @escaping (Row) -> Int64, tiebreak: CursorValue) -> RefreshHorizon {
         let cutoff = now - settleMillis
-        return RefreshHorizon(settled: { createdAt($0) <= cutoff }, horizon: { _ in [.int(cutoff + 1), tiebreak] })
+        return RefreshHorizon(settled: { createdAt($0) <= cutoff }, horizon: { _ in [.int(cutoff + 1), tiebreak] }, start: [.int(.min), tiebreak])
     }
 }
 
@@ -66,11 +68,12 @@ extension RefreshPosition {
     /// Where a client stands after a page read down from the head or from a cursor. The mark
     /// is the newest settled row shown, with the rows above it as `shown`; on a page of
     /// unsettled rows only, its oldest row, with the others as `shown` (a row committed later
-    /// below the page lies in the part of the list `nextCursor` reads, not above the page); on
-    /// an empty page, the horizon. `rows` are the shown rows newest first.
-    static func after<Row>(olderPage rows: [Row], position: (Row) -> [CursorValue], horizon: RefreshHorizon<Row>,
+    /// below the page lies in the part of the list `nextCursor` reads, not above the page). An
+    /// empty list marks its start, so the same empty answer is the same body (and a 304); an
+    /// empty page past a cursor, the horizon. `rows` are the shown rows newest first.
+    static func after<Row>(olderPage rows: [Row], fromHead: Bool, position: (Row) -> [CursorValue], horizon: RefreshHorizon<Row>,
                            on connection: any DatabaseConnection) throws -> RefreshPosition {
-        guard !rows.isEmpty else { return RefreshPosition(mark: try horizon.horizon(connection), shown: []) }
+        guard !rows.isEmpty else { return RefreshPosition(mark: fromHead ? horizon.start : try horizon.horizon(connection), shown: []) }
         let markIndex = rows.firstIndex(where: horizon.settled) ?? rows.count - 1
         return RefreshPosition(mark: position(rows[markIndex]), shown: rows[..<markIndex].map(position))
     }
@@ -81,8 +84,11 @@ extension RefreshPosition {
     /// Without more, the client has everything above the old mark, so the mark moves up to
     /// the horizon; with more, only as far as the last row answered. Never down: nothing can
     /// appear below an old mark either. `shown` keeps what the client has above the new mark.
+    /// A refresh that brought nothing answers the same position, so asking again while nothing
+    /// arrives is the same body (a 304 with its ETag).
     func advanced<Row>(by rows: [Row], more: Bool, position: (Row) -> [CursorValue], horizon: RefreshHorizon<Row>,
                        on connection: any DatabaseConnection) throws -> RefreshPosition {
+        guard !rows.isEmpty else { return self }
         let limit = try horizon.horizon(connection)
         var candidate = limit
         if more, let last = rows.last, horizon.settled(last) {

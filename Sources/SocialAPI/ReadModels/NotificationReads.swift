@@ -27,6 +27,6 @@ struct NotificationReads: Sendable {
         let cutoff = lists.clock.nowMillis() - 2 * RefreshHorizon<NotificationRow>.settleMillis
         return RefreshHorizon(settled: { $0.createdAt <= cutoff }, horizon: { connection in
             [.int(try NotificationStore().newestSeq(recipientID: me.userID, createdAtOrBefore: cutoff, on: connection) ?? 0)]
-        })
+        }, start: [.int(0)])
     }
 }

@@ -65,6 +65,20 @@ struct ChangeReader {
                                  result: HTTPResult(status: 0, headers: HTTPHeaders(fields: []), body: Data(), json: nil))
     }
 
+    /// Drains until what was read adds up to `expected` (in order), for at most `timeout`: on
+    /// PostgreSQL a change is handed out once every older transaction has ended (an outbox
+    /// worker's, say), a moment after its own commit. Answers what was read, for the caller's
+    /// assertion; more than expected ends the wait too.
+    mutating func drain(expecting expected: [String], limit: Int = 100, timeout: TimeInterval = 10) throws -> [String] {
+        var read = try drain(limit: limit)
+        let deadline = Date().addingTimeInterval(timeout)
+        while read.count < expected.count, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            read += try drain(limit: limit)
+        }
+        return read
+    }
+
     /// The video held with this id, if any.
     func video(_ id: String) -> [String: Any]? { objects["video/\(id)"] }
 }
