@@ -9,6 +9,7 @@ makes the content and passes it in the environment:
   VIDEO_PATH          the video page whose title, owner, description and comment are hostile
   HOSTILE_TITLE, HOSTILE_NAME, HOSTILE_COMMENT, HOSTILE_DESCRIPTION
                       the raw texts, which must show as text, exactly, and never run
+  LONG_TITLE_PATH     a video page whose 100-character title og:title must cut to 90
   ARTIFACTS           where the screenshots go (<kind>-desktop.png, <kind>-phone.png)
 
 Offline: the browser resolves no host but 127.0.0.1 (--host-resolver-rules), so requests to
@@ -215,6 +216,8 @@ def main():
     for path in PAGES:
         titles[path] = check_open_graph(path).get("og:title", "")
     print("og:title lengths:", {path: len(title) for path, title in titles.items()})
+    long_title = titles.get(os.environ.get("LONG_TITLE_PATH", ""), "")
+    check(long_title.endswith("…") and len(long_title) <= TITLE_LIMIT, f"a 100-character title is cut to {TITLE_LIMIT}: {long_title!r}")
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1

@@ -220,7 +220,7 @@ final class PublicWebTests: ServerTestCase {
         let comment = "\u{202E}<img src=x onerror=alert(2)> \"quoted\" & 'single'"
         assertSuccess(try client.request("POST", "/v1/videos/\(video)/comments", json: ["content": comment], token: commenter.token), 201)
         let longTitle = String(repeating: "Flat out over the crest at Ouninpohja ", count: 3).trimmingCharacters(in: .whitespaces)
-        _ = try postVideo(commenter, rallyId: rally, title: String(longTitle.prefix(100)))
+        let long = try postVideo(commenter, rallyId: rally, title: String(longTitle.prefix(100)))["id"] as? String ?? ""
 
         let base = "http://127.0.0.1:\(server.port)"
         let artifacts = ConsoleBrowserTests.packageRoot.appendingPathComponent(".build/artifacts/public-web").path
@@ -229,7 +229,9 @@ final class PublicWebTests: ServerTestCase {
         environment["SE_OFFLINE"] = "true"
         environment["BASE_URL"] = base
         environment["PUBLIC_URL"] = Self.publicURL
-        environment["PAGES"] = ["/v/\(video)", "/r/\(rally)", "/r/\(rally)/1", "/u/\(owner.username)", "/u/\(commenter.username)"].joined(separator: " ")
+        environment["PAGES"] = ["/v/\(video)", "/r/\(rally)", "/r/\(rally)/1", "/u/\(owner.username)", "/u/\(commenter.username)", "/v/\(long)"]
+            .joined(separator: " ")
+        environment["LONG_TITLE_PATH"] = "/v/\(long)"
         environment["VIDEO_PATH"] = "/v/\(video)"
         environment["HOSTILE_TITLE"] = hostileTitle
         environment["HOSTILE_NAME"] = "\"><img src=x onerror=alert(1)>"
