@@ -15,7 +15,7 @@ struct VideoPage {
         let owner = page.video.owner
         let ownerName = owner.displayName.isEmpty ? owner.username : owner.displayName
         let summary = video.description.isEmpty
-            ? words.videoSummary(owner: ownerName, rally: page.rally?.name, day: video.day) : video.description
+            ? words.videoSummary(owner: ownerName, rally: page.rallyName, day: video.day) : video.description
         let preview = OpenGraph(title: video.title, description: summary, url: path.absolute(on: site),
                                 image: .thumbnail(video.youtubeID), kind: .video(embed: .embed(video.youtubeID)))
         return PageLayout(words: words, title: OpenGraph.truncated(video.title, limit: OpenGraph.titleLimit) + " · " + words.siteName,
@@ -40,15 +40,13 @@ struct VideoPage {
                     Fragments.time(millis: video.createdAt, to: &html)
                 }
                 html.newline()
-                if let rally = page.rally {
-                    html.element(.p, [.class("where")]) { html in
-                        html.element(.a, [.url(.href, Fragments.dayPath(rally.id, video.day))]) { html in
-                            html.userText(rally.name)
-                            html.text(" · " + words.day(video.day))
-                        }
+                html.element(.p, [.class("where")]) { html in
+                    html.element(.a, [.url(.href, Fragments.dayPath(video.rallyID, video.day))]) { html in
+                        html.userText(page.rallyName)
+                        html.text(" · " + words.day(video.day))
                     }
-                    html.newline()
                 }
+                html.newline()
                 html.element(.p, [.class("counts")], text: words.likes(video.likesCount) + " · " + words.commentsCount(video.commentsCount))
                 html.newline()
                 if !video.description.isEmpty {

@@ -53,8 +53,8 @@ struct Words {
     }
 
     /// The previews' description when a video has none of its own.
-    func videoSummary(owner: String, rally: String?, day: Int) -> String {
-        let place = rally.map { "\($0), \(self.day(day).lowercased())" } ?? self.day(day)
+    func videoSummary(owner: String, rally: String, day: Int) -> String {
+        let place = "\(rally), \(self.day(day).lowercased())"
         return es ? "Un vídeo de \(owner) en \(place), en Pacenote." : "A video by \(owner) at \(place), on Pacenote."
     }
 

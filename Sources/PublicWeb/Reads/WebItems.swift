@@ -22,6 +22,15 @@ struct WebVideo: Sendable, Equatable {
         let video = try Video(reading: &reader)
         return WebVideo(video: video, owner: WebUser(username: try reader.next(), displayName: try reader.next(), picture: try reader.next()))
     }
+
+    /// `selection` with the name of the video's rally (joined as `r`), for the video page: its
+    /// link to the day, read in the same statement. A video's rally always exists (a rally
+    /// with videos cannot be deleted).
+    static let withRallyName = Selection(columns: "\(columns), r.name", joins: "\(joins) JOIN rallies r ON r.id = v.rally_id") { reader in
+        let video = try selection.read(&reader)
+        let name: String = try reader.next()
+        return (video, name)
+    }
 }
 
 /// A comment as the video page shows it: read only, with its author.

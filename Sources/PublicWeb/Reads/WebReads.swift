@@ -5,9 +5,10 @@ import VideoRegistry
 
 /// What each page shows, read as an anonymous API reader sees it (`Viewer.anonymous`: hidden
 /// videos, banned owners' videos and banned authors' comments left out, banned accounts not
-/// found), each page in one read transaction with a fixed number of statements: the item,
-/// then its keyset-paged lists, each one statement with the users joined, never a query per
-/// item. The statements are the stores' that `/v1` uses, with this module's selections.
+/// found), each page in one read transaction with a fixed number of statements (a video page
+/// two: the video with its owner and rally, then its comments; a day three: the rally, the top
+/// and the recent list; a user two; a rally two), each list one keyset-paged statement with
+/// its users joined, never a query per item. The statements are the stores' that `/v1` uses, with this module's selections.
 struct WebReads: Sendable {
     let database: any Database
     private let viewer = Viewer.anonymous
@@ -23,7 +24,7 @@ struct WebReads: Sendable {
 
     struct VideoPage: Equatable {
         let video: WebVideo
-        let rally: Rally?
+        let rallyName: String
         let comments: [WebComment]
         /// Where the next page of comments starts, when there is one.
         let moreComments: WebCursor?
@@ -33,12 +34,13 @@ struct WebReads: Sendable {
     /// reader may not see it.
     func video(id: String, commentsAfter after: WebCursor?) throws -> VideoPage? {
         try database.read { connection in
-            guard let video = try VideoStore().find(id: id, viewer: viewer, selecting: WebVideo.selection, on: connection) else { return nil }
-            let rally = try RallyStore().find(id: video.video.rallyID, on: connection)
+            guard let (video, rallyName) = try VideoStore().find(id: id, viewer: viewer, selecting: WebVideo.withRallyName, on: connection) else {
+                return nil
+            }
             let comments = try ActivityStore().comments(videoID: id, viewer: viewer, after: after.map { ($0.createdAt, $0.id) },
                                                         limit: Self.commentsPageSize + 1, selecting: WebComment.selection, on: connection)
             let (shown, next) = Self.split(comments, limit: Self.commentsPageSize) { WebCursor(createdAt: $0.createdAt, id: $0.id) }
-            return VideoPage(video: video, rally: rally, comments: shown, moreComments: next)
+            return VideoPage(video: video, rallyName: rallyName, comments: shown, moreComments: next)
         }
     }
 
