@@ -32,7 +32,7 @@ DESCRIPTIONS = {
     "nginx": "nginx, fixed JSON (ceiling)",
     "video-by-id": "GET /v1/videos/{id}",
     "web-video": "GET /v/{id}, a video's public page (HTML, anonymous)",
-    "web-day": "GET /r/{id}/{n}, the busiest day's public page (HTML: 10 top + 20 recent)",
+    "web-day": "GET /r/{id}/{n}, the busiest day's public page (HTML: 5 top + 15 recent)",
     "home-first": "GET /v1/feed/home, first page",
     "home-deep": "GET /v1/feed/home, page 50",
     "news": "GET /v1/feed/news",

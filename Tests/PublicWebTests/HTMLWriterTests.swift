@@ -37,6 +37,11 @@ final class HTMLWriterTests: XCTestCase {
         XCTAssertEqual(render { $0.userText("\u{202E}abc") }, "<bdi>\u{202E}abc</bdi>")
     }
 
+    func testMultibyteTextIsCopiedAsIs() {
+        XCTAssertEqual(render { $0.text("ñ<€>🏁&\u{202E}x") }, "ñ&lt;€&gt;🏁&amp;\u{202E}x")
+        XCTAssertEqual(render { $0.text("\u{A0}\u{C2}\u{9F}") }, "\u{A0}\u{C2}\u{FFFD}", "C1 only when its two bytes are C2 80...9F")
+    }
+
     func testControlCharactersBecomeReplacementCharacters() {
         XCTAssertEqual(render { $0.text("a\u{01}b\u{7F}c\u{85}d\te\nf") }, "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\te\nf")
     }

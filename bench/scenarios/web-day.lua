@@ -1,4 +1,4 @@
--- GET /r/{id}/{day}: the busiest rally day's public page (its 10 most liked and 20 most recent videos), anonymous.
+-- GET /r/{id}/{day}: the busiest rally day's public page (its 5 most liked and 15 most recent videos), anonymous.
 dofile(os.getenv("BENCH_LUA") .. "/common.lua")
 function init(args)
    local rally = words(lines("rally.txt")[1])

@@ -73,22 +73,44 @@ struct HTMLWriter {
     /// Appends `text` with the five characters that can end a text or a quoted attribute value
     /// replaced by references, and control characters (C0 but tab, newline and return, DEL,
     /// C1) by U+FFFD: they are parse errors in HTML, and some of them confuse previewers.
+    ///
+    /// Byte by byte over the UTF-8, copying runs of ordinary bytes at once: every character
+    /// replaced is ASCII or, for C1, the two bytes `C2 80`...`C2 9F`, and no other character's
+    /// encoding contains those bytes. (A first version made a `String` of every scalar and
+    /// cost a day page most of its time.)
     static func escape(_ text: String, into bytes: inout [UInt8]) {
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": bytes.append(contentsOf: "&amp;".utf8)
-            case "<": bytes.append(contentsOf: "&lt;".utf8)
-            case ">": bytes.append(contentsOf: "&gt;".utf8)
-            case "\"": bytes.append(contentsOf: "&quot;".utf8)
-            case "'": bytes.append(contentsOf: "&#39;".utf8)
-            case "\t", "\n", "\r": bytes.append(UInt8(scalar.value))
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    bytes.append(contentsOf: "\u{FFFD}".utf8)
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            var index = 0
+            let count = utf8.count
+            while index < count {
+                let byte = utf8[index]
+                let replacement: StaticString?
+                var width = 1
+                switch byte {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case UInt8(ascii: "\""): replacement = "&quot;"
+                case UInt8(ascii: "'"): replacement = "&#39;"
+                case UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): replacement = nil
+                case 0..<0x20, 0x7F: replacement = "\u{FFFD}"
+                case 0xC2 where index + 1 < count && (0x80...0x9F).contains(utf8[index + 1]):
+                    replacement = "\u{FFFD}"
+                    width = 2
+                default: replacement = nil
+                }
+                if let replacement {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                    replacement.withUTF8Buffer { bytes.append(contentsOf: $0) }
+                    index += width
+                    runStart = index
                 } else {
-                    bytes.append(contentsOf: String(scalar).utf8)
+                    index += 1
                 }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
         }
     }
 

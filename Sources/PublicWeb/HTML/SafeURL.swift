@@ -69,11 +69,12 @@ struct SafeURL: Equatable, CustomStringConvertible {
 
     /// `text` with every byte outside RFC 3986's unreserved set percent-encoded.
     static func percentEncoded(_ text: String) -> String {
+        // Ids and usernames are letters, digits, `_` and `.`: most segments need nothing.
+        guard !text.utf8.allSatisfy(isUnreserved) else { return text }
         var out = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case _ where isUnreserved(byte):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let hex = Array("0123456789ABCDEF".utf8)
@@ -83,5 +84,16 @@ struct SafeURL: Equatable, CustomStringConvertible {
             }
         }
         return out
+    }
+
+    /// RFC 3986's unreserved characters: letters, digits, `-`, `.`, `_`, `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
     }
 }

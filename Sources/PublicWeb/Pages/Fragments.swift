@@ -32,12 +32,10 @@ enum Fragments {
         }
     }
 
-    static func date(millis: Int64) -> String {
-        String(ISO8601Millis.format(millisecondsSince1970: millis).prefix(10))
-    }
-
+    /// `<time datetime="2026-12-04T10:15:30.123Z">2026-12-04</time>`: a day needs no language.
     static func time(millis: Int64, to html: inout HTMLWriter) {
-        html.element(.time, [.text(.datetime, ISO8601Millis.format(millisecondsSince1970: millis))], text: date(millis: millis))
+        let stamp = ISO8601Millis.format(millisecondsSince1970: millis)
+        html.element(.time, [.text(.datetime, stamp)], text: String(stamp.prefix(10)))
     }
 
     /// A list of video cards (thumbnail, title, owner, likes), or a line saying there are none.

@@ -11,25 +11,66 @@ struct WebUser: Sendable, Equatable {
 
 /// A video as the pages show it, with its owner, read in the list's own statement.
 struct WebVideo: Sendable, Equatable {
-    let video: Video
-    let owner: WebUser
-
-    /// `Video.columns`, then the owner joined as `o` (`joins`).
-    static let columns: SQL = "\(Video.columns), o.username, o.display_name, o.picture"
-    static let joins: SQL = "JOIN users o ON o.id = v.owner_id"
-
-    static let selection = Selection(columns: columns, joins: joins) { reader in
-        let video = try Video(reading: &reader)
-        return WebVideo(video: video, owner: WebUser(username: try reader.next(), displayName: try reader.next(), picture: try reader.next()))
+    /// The video's fields a page shows (a list's cards leave the description out).
+    struct Fields: Sendable, Equatable {
+        let id: String
+        let youtubeID: YouTubeID
+        let title: String
+        let description: String
+        let rallyID: String
+        let day: Int
+        let likesCount: Int
+        let commentsCount: Int
+        let createdAt: Int64
     }
 
-    /// `selection` with the name of the video's rally (joined as `r`), for the video page: its
-    /// link to the day, read in the same statement. A video's rally always exists (a rally
-    /// with videos cannot be deleted).
-    static let withRallyName = Selection(columns: "\(columns), r.name", joins: "\(joins) JOIN rallies r ON r.id = v.rally_id") { reader in
-        let video = try selection.read(&reader)
-        let name: String = try reader.next()
-        return (video, name)
+    let video: Fields
+    let owner: WebUser
+
+    // Only what the pages show is selected: a list's cards do not read the description, whose
+    // text (up to 2,000 characters) would be made into a `String` per card for nothing.
+    private static let ownerColumns: SQL = "o.username, o.display_name, o.picture"
+    private static let joins: SQL = "JOIN users o ON o.id = v.owner_id"
+
+    /// A card of a list: no description.
+    static let selection = Selection(
+        columns: "v.id, v.youtube_id, v.title, v.rally_id, v.day, v.likes_count, v.comments_count, v.created_at, \(ownerColumns)",
+        joins: joins
+    ) { reader in
+        try read(&reader, description: false)
+    }
+
+    /// The video page's: the description, and the name of the video's rally (joined as `r`)
+    /// for its link to the day. A video's rally always exists (a rally with videos cannot be
+    /// deleted).
+    static let withRallyName = Selection(
+        columns: """
+            v.id, v.youtube_id, v.title, v.rally_id, v.day, v.likes_count, v.comments_count, v.created_at, \(ownerColumns), \
+            v.description, r.name
+            """,
+        joins: "\(joins) JOIN rallies r ON r.id = v.rally_id"
+    ) { reader in
+        let video = try read(&reader, description: true)
+        let rallyName: String = try reader.next()
+        return (video, rallyName)
+    }
+
+    private static func read(_ reader: inout RowReader, description: Bool) throws -> WebVideo {
+        let id: String = try reader.next()
+        guard let youtubeID = YouTubeID(parsing: try reader.next()) else {
+            throw StorageError.decoding(column: "youtube_id", expected: "a YouTube id")
+        }
+        let title: String = try reader.next()
+        let rallyID: String = try reader.next()
+        let day: Int = try reader.next()
+        let likes: Int = try reader.next()
+        let comments: Int = try reader.next()
+        let createdAt: Int64 = try reader.next()
+        let owner = WebUser(username: try reader.next(), displayName: try reader.next(), picture: try reader.next())
+        let text: String = description ? try reader.next() : ""
+        return WebVideo(video: Fields(id: id, youtubeID: youtubeID, title: title, description: text, rallyID: rallyID, day: day,
+                                      likesCount: likes, commentsCount: comments, createdAt: createdAt),
+                        owner: owner)
     }
 }
 

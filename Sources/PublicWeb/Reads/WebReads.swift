@@ -14,8 +14,12 @@ struct WebReads: Sendable {
     private let viewer = Viewer.anonymous
 
     /// How many items a list page shows.
+    /// How many items a list page shows: a day's 5 most liked and 15 most recent (20 cards, as
+    /// `/v1`'s default page; each is a 480 x 360 thumbnail on a phone), 20 of a user's videos,
+    /// 50 comments.
     static let pageSize = 20
-    static let topSize = 10
+    static let dayRecentSize = 15
+    static let topSize = 5
     static let commentsPageSize = 50
 
     init(database: any Database) {
@@ -93,8 +97,8 @@ struct WebReads: Sendable {
             let top = try store.topByDay(rallyID: rallyID, day: day, viewer: viewer, after: nil, limit: Self.topSize,
                                          selecting: WebVideo.selection, on: connection)
             let recent = try store.byDay(rallyID: rallyID, day: day, viewer: viewer, after: before.map { ($0.createdAt, $0.id) },
-                                         limit: Self.pageSize + 1, selecting: WebVideo.selection, on: connection)
-            let (shown, next) = Self.split(recent, limit: Self.pageSize) { WebCursor(createdAt: $0.video.createdAt, id: $0.video.id) }
+                                         limit: Self.dayRecentSize + 1, selecting: WebVideo.selection, on: connection)
+            let (shown, next) = Self.split(recent, limit: Self.dayRecentSize) { WebCursor(createdAt: $0.video.createdAt, id: $0.video.id) }
             return DayPage(rally: rally, day: day, top: top, recent: shown, older: next)
         }
     }
