@@ -1,6 +1,6 @@
 """Browser test of the public web (serve --public-web) in a real headless Chromium (Debian's
-chromium and chromium-driver), driven by Selenium, and an Open Graph check as link previewers
-read pages. Run by Tests/EndToEndTests/PublicWebTests.swift, which starts `pacenote serve`,
+chromium and chromium-driver), driven by Selenium; an Open Graph check as link previewers
+read pages (html.parser, not a regex); and the app-link files against their formats. Run by Tests/EndToEndTests/PublicWebTests.swift, which starts `pacenote serve`,
 makes the content and passes it in the environment:
 
   BASE_URL            http://127.0.0.1:PORT (the server)
@@ -196,6 +196,45 @@ def check_open_graph(path):
     return tags
 
 
+def fetch_json(path):
+    with urllib.request.urlopen(BASE + path, timeout=15) as response:
+        check(response.headers.get_content_type() == "application/json", f"{path} is application/json")
+        return json.loads(response.read().decode("utf-8"))
+
+
+def check_app_links():
+    """The two files against their published formats: Apple's "Supporting associated domains"
+    (applinks: apps [], details [{appIDs [str], components [{"/": str}], appID str, paths [str]}])
+    and Google's Digital Asset Links statement list."""
+    aasa = fetch_json("/.well-known/apple-app-site-association")
+    check(isinstance(aasa, dict) and set(aasa) == {"applinks"}, f"AASA is {{applinks}}: {aasa}")
+    applinks = aasa.get("applinks", {})
+    check(applinks.get("apps") == [], "AASA applinks.apps is the empty array")
+    details = applinks.get("details")
+    check(isinstance(details, list) and len(details) >= 1, "AASA applinks.details is a non-empty array")
+    for detail in details or []:
+        app_ids = detail.get("appIDs")
+        check(isinstance(app_ids, list) and app_ids and all(isinstance(a, str) and len(a.split(".", 1)[0]) == 10 for a in app_ids),
+              f"appIDs are TEAMID.BUNDLE strings: {app_ids}")
+        components = detail.get("components")
+        check(isinstance(components, list) and all(isinstance(c, dict) and isinstance(c.get("/"), str) for c in components),
+              f"components are objects with a '/' pattern: {components}")
+        check(sorted(c.get("/") for c in components or []) == ["/r/*", "/u/*", "/v/*"], "components cover /r/*, /v/*, /u/*")
+        check(isinstance(detail.get("appID"), str) and detail["appID"] in (app_ids or []), "the older appID is one of appIDs")
+        check(sorted(detail.get("paths") or []) == ["/r/*", "/u/*", "/v/*"], "the older paths cover the same patterns")
+    statements = fetch_json("/.well-known/assetlinks.json")
+    check(isinstance(statements, list) and len(statements) >= 1, "assetlinks.json is a non-empty array of statements")
+    for statement in statements or []:
+        check(statement.get("relation") == ["delegate_permission/common.handle_all_urls"], "relation handle_all_urls")
+        target = statement.get("target", {})
+        check(target.get("namespace") == "android_app", "target namespace android_app")
+        check(isinstance(target.get("package_name"), str) and "." in target["package_name"], "target package_name")
+        prints = target.get("sha256_cert_fingerprints")
+        check(isinstance(prints, list) and prints and all(
+            isinstance(p, str) and len(p.split(":")) == 32 and all(len(b) == 2 and b == b.upper() and int(b, 16) >= 0 for b in p.split(":"))
+            for p in prints), f"fingerprints are 32 upper-case hex bytes separated by colons: {prints}")
+
+
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
     driver = browser()
@@ -212,6 +251,7 @@ def main():
         check(hosts <= ALLOWED_HOSTS, f"no request to another host: {sorted(hosts - ALLOWED_HOSTS)}")
     finally:
         driver.quit()
+    check_app_links()
     titles = {}
     for path in PAGES:
         titles[path] = check_open_graph(path).get("og:title", "")

@@ -25,8 +25,9 @@ struct HTMLWriter {
     mutating func element(_ tag: Tag, _ attributes: [Attribute] = [], _ body: (inout HTMLWriter) -> Void) {
         start(tag, attributes)
         body(&self)
-        bytes.append(contentsOf: "</".utf8)
-        bytes.append(contentsOf: tag.rawValue.utf8)
+        bytes.append(UInt8(ascii: "<"))
+        bytes.append(UInt8(ascii: "/"))
+        append(name: tag.rawValue)
         bytes.append(UInt8(ascii: ">"))
     }
 
@@ -58,16 +59,24 @@ struct HTMLWriter {
 
     private mutating func start(_ tag: Tag, _ attributes: [Attribute]) {
         bytes.append(UInt8(ascii: "<"))
-        bytes.append(contentsOf: tag.rawValue.utf8)
+        append(name: tag.rawValue)
         for attribute in attributes {
             bytes.append(UInt8(ascii: " "))
-            bytes.append(contentsOf: attribute.name.utf8)
+            append(name: attribute.name)
             guard let value = attribute.value else { continue }
-            bytes.append(contentsOf: "=\"".utf8)
+            bytes.append(UInt8(ascii: "="))
+            bytes.append(UInt8(ascii: "\""))
             Self.escape(value, into: &bytes)
             bytes.append(UInt8(ascii: "\""))
         }
         bytes.append(UInt8(ascii: ">"))
+    }
+
+    /// A tag's or an attribute's name: the program's own ASCII, copied as it is (through the
+    /// string's contiguous UTF-8: `append(contentsOf: name.utf8)` went byte by byte).
+    private mutating func append(name: String) {
+        var name = name
+        name.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// Appends `text` with the five characters that can end a text or a quoted attribute value

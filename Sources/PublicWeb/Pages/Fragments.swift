@@ -47,14 +47,15 @@ enum Fragments {
         }
         html.element(.ul, [.class("videos")]) { html in
             for item in videos {
+                let path = videoPath(item.video.id)
                 html.newline()
                 html.element(.li, [.class("video")]) { html in
-                    html.element(.a, [.url(.href, videoPath(item.video.id)), .class("thumb")]) { html in
+                    html.element(.a, [.url(.href, path), .class("thumb")]) { html in
                         html.void(.img, [.url(.src, .thumbnail(item.video.youtubeID)), .text(.alt, ""), .text(.width, "480"),
                                          .text(.height, "360"), .text(.loading, "lazy")])
                     }
                     html.element(.p, [.class("title")]) { html in
-                        html.element(.a, [.url(.href, videoPath(item.video.id))]) { $0.userText(item.video.title) }
+                        html.element(.a, [.url(.href, path)]) { $0.userText(item.video.title) }
                     }
                     html.element(.p, [.class("meta")]) { html in
                         if showOwner {

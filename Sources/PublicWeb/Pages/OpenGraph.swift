@@ -96,6 +96,18 @@ struct OpenGraph: Equatable {
 
     /// Line breaks and runs of spaces as one space: previews show one paragraph.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        // Most descriptions are one line already: look at the bytes before splitting.
+        var previousWasSpace = true
+        var clean = true
+        for byte in text.utf8 {
+            let space = byte == UInt8(ascii: " ")
+            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t") || (space && previousWasSpace) || byte >= 0x80 {
+                clean = false
+                break
+            }
+            previousWasSpace = space
+        }
+        if clean && !previousWasSpace { return text }
+        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 }
