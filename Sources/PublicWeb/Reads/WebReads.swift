@@ -6,7 +6,7 @@ import VideoRegistry
 /// What each page shows, read as an anonymous API reader sees it (`Viewer.anonymous`: hidden
 /// videos, banned owners' videos and banned authors' comments left out, banned accounts not
 /// found), each page in one read transaction with a fixed number of statements (a video page
-/// two: the video with its owner and rally, then its comments; a day three: the rally, the top
+/// two: the video with its owner and rally, then its comments, unless it has none; a day three: the rally, the top
 /// and the recent list; a user two; a rally two), each list one keyset-paged statement with
 /// its users joined, never a query per item. The statements are the stores' that `/v1` uses, with this module's selections.
 struct WebReads: Sendable {
@@ -41,8 +41,11 @@ struct WebReads: Sendable {
             guard let (video, rallyName) = try VideoStore().find(id: id, viewer: viewer, selecting: WebVideo.withRallyName, on: connection) else {
                 return nil
             }
-            let comments = try ActivityStore().comments(videoID: id, viewer: viewer, after: after.map { ($0.createdAt, $0.id) },
-                                                        limit: Self.commentsPageSize + 1, selecting: WebComment.selection, on: connection)
+            // The stored counter is exact (API.md "Counters"): with no comment at all there is
+            // nothing to list, and the page is one statement.
+            let comments = video.video.commentsCount == 0 ? [] : try ActivityStore().comments(
+                videoID: id, viewer: viewer, after: after.map { ($0.createdAt, $0.id) },
+                limit: Self.commentsPageSize + 1, selecting: WebComment.selection, on: connection)
             let (shown, next) = Self.split(comments, limit: Self.commentsPageSize) { WebCursor(createdAt: $0.createdAt, id: $0.id) }
             return VideoPage(video: video, rallyName: rallyName, comments: shown, moreComments: next)
         }
