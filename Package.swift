@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
-// Storage <- Auth, Hooks <- VideoRegistry <- Community <- {Delivery, ParseImport, SocialAPI} <- pacenote.
+// Storage <- Auth, Hooks <- VideoRegistry <- Community <- {Delivery, ParseImport, ParseREST, PublicWeb, SocialAPI} <- pacenote.
 // Storage is the drivers' shared root and names no driver; the drivers (SQLiteStorage,
 // PostgresStorage) and the schema (Schema, with PostgresSchema) depend on it, never the other
 // way. Domain modules import Storage only; what opens or migrates a database names a driver
