@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
-// Storage <- Auth, Hooks <- VideoRegistry <- Community <- {Delivery, ParseImport, SocialAPI} <- pacenote.
+// Storage <- Auth, Hooks <- VideoRegistry <- Community <- {Delivery, ParseImport, ParseREST, PublicWeb, SocialAPI} <- pacenote.
 // Storage is the drivers' shared root and names no driver; the drivers (SQLiteStorage,
 // PostgresStorage) and the schema (Schema, with PostgresSchema) depend on it, never the other
 // way. Domain modules import Storage only; what opens or migrates a database names a driver
@@ -10,8 +10,9 @@ import PackageDescription
 // Community is the domain (activities, feeds, notifications, moderation, search, account mail);
 // Delivery sends what it queues (APNs, FCM, webhook, SMTP) and, with SignInProviders (which
 // fetches sign-in providers' keys), the only module on libcurl;
-// SocialAPI is the HTTP adapter and, with ParseREST (the Parse REST API over the same domain,
-// which SocialAPI registers) and the executable, the only module on HTTP (libmicrohttpd).
+// SocialAPI is the HTTP adapter and, with ParseREST (the Parse REST API over the same domain),
+// PublicWeb (the server-rendered public pages over the same read stores; SocialAPI registers
+// both) and the executable, the only module on HTTP (libmicrohttpd).
 // JSON, Telemetry and Crypto are leaf utilities any module may use. CShims holds the static
 // inline wrappers of the C that Swift cannot call, and links nothing itself.
 
@@ -107,9 +108,18 @@ let package = Package(
             dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "Community", "JSON", "Crypto", "Telemetry"],
             swiftSettings: swiftSettings
         ),
+        // The public web (`serve --public-web`): server-rendered HTML pages and the app-link files,
+        // another adapter over the same domain and read stores; SocialAPI registers it, and it
+        // never reaches SocialAPI or ParseREST (scripts/check-layers).
+        .target(
+            name: "PublicWeb",
+            dependencies: ["Storage", "HTTP", "Auth", "VideoRegistry", "Community", "JSON", "Telemetry"],
+            resources: [.embedInCode("Assets")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "SocialAPI",
-            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "ParseREST", "Imaging", "JSON", "Crypto", "Telemetry"],
+            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "ParseREST", "PublicWeb", "Imaging", "JSON", "Crypto", "Telemetry"],
             resources: [.embedInCode("openapi.json"), .embedInCode("Console"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),
@@ -123,7 +133,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pacenote",
-            dependencies: ["SocialAPI", "ParseREST", "Community", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery", "SignInProviders"],
+            dependencies: ["SocialAPI", "ParseREST", "PublicWeb", "Community", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery", "SignInProviders"],
             swiftSettings: swiftSettings
         ),
 
@@ -147,6 +157,7 @@ let package = Package(
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
         .testTarget(name: "PushTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "Hooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),
+        .testTarget(name: "PublicWebTests", dependencies: ["PublicWeb", "Auth", "VideoRegistry", "JSON"]),
         .testTarget(name: "ParseRESTTests", dependencies: ["ParseREST", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "JSON", "HTTP", "TestSupport"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "Community", "Imaging", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "EndToEndTests", dependencies: ["pacenote", "Storage", "SQLiteStorage", "PostgresStorage", "TestSupport", "CVips", "Crypto"]),

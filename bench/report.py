@@ -13,7 +13,9 @@ import os
 import statistics
 import sys
 
-READS = ["video-by-id", "home-first", "home-deep", "news", "rally-top"]
+READS = ["video-by-id", "web-video", "web-day", "home-first", "home-deep", "news", "rally-top"]
+# Issue 33: a public page at least half of GET /v1/videos/{id} in the same run.
+WEB_PAGES = ["web-video", "web-day"]
 ORDER = ["nginx"] + READS + ["like-unlike", "comment", "login", "mix", "search", "me", "me-during-search", "search-paced", "search-light",
                              "avatar", "avatar-thumb", "video-by-id-during-uploads", "uploads"]
 # Issue 29: the renditions as fast as a video by id, and the reads unharmed by uploads.
@@ -29,6 +31,8 @@ SERVER_RSS_TARGET_MIB = 200  # on the large dataset
 DESCRIPTIONS = {
     "nginx": "nginx, fixed JSON (ceiling)",
     "video-by-id": "GET /v1/videos/{id}",
+    "web-video": "GET /v/{id}, a video's public page (HTML, anonymous)",
+    "web-day": "GET /r/{id}/{n}, the busiest day's public page (HTML: 5 top + 15 recent)",
     "home-first": "GET /v1/feed/home, first page",
     "home-deep": "GET /v1/feed/home, page 50",
     "news": "GET /v1/feed/news",
@@ -260,6 +264,11 @@ def setup_section(out, folder, med, outbox, scale, setup, label, seconds=None):
         if m:
             targets.append((label, f"{name} p99 <= 20 ms", f"{m['p99']:.2f} ms", m["p99"] <= 20 and not m["bad"]))
     video = m_of("video-by-id")
+    for name in WEB_PAGES:
+        m = m_of(name)
+        if m and video:
+            ratio = m["rps"] / video["rps"]
+            targets.append((label, f"{name} >= 50% of video-by-id", pct(ratio), ratio >= 0.5 and not m["bad"]))
     for name in AVATARS:
         m = m_of(name)
         if m and video and nginx:

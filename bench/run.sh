@@ -52,7 +52,7 @@ case $which in
 esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "runs must be a positive integer, not '$runs'"
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "seconds must be a positive integer, not '$seconds'"
-all_scenarios="video-by-id home-first home-deep news rally-top like-unlike comment login mix search search-light me me-during-search avatar avatar-thumb video-by-id-during-uploads"
+all_scenarios="video-by-id web-video web-day home-first home-deep news rally-top like-unlike comment login mix search search-light me me-during-search avatar avatar-thumb video-by-id-during-uploads"
 scenarios=${BENCH_SCENARIOS:-$all_scenarios}
 for s in $scenarios; do [ -f "bench/scenarios/$s.lua" ] || die "unknown scenario '$s'"; done
 shape=${BENCH_SHAPE:-plain}
@@ -320,7 +320,11 @@ for size in "${scales[@]}"; do
             note "serving $scale ($setup) on 127.0.0.1:${node_ports[*]} behind nginx on 127.0.0.1:$port (all on CPU 0)"
         else
             port=$(free_port)
-            start_server "$data" "$port" "$work/server-$key.log" "${serve_db[@]}"
+            # The public pages (issue 33) are served only with --public-web; the other scenarios
+            # then run with it too, so video-by-id is measured beside them on the same server.
+            web=()
+            [[ " $scenarios " != *" web-"* ]] || web=(--public-web --public-url "http://127.0.0.1:$port")
+            start_server "$data" "$port" "$work/server-$key.log" "${serve_db[@]}" ${web[@]+"${web[@]}"}
             note "serving $scale ($setup) on 127.0.0.1:$port (CPU 0)"
         fi
 

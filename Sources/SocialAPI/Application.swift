@@ -5,6 +5,7 @@ import Foundation
 import HTTP
 import Hooks
 import ParseREST
+import PublicWeb
 import SQLiteStorage
 import Schema
 import Storage
@@ -72,6 +73,9 @@ public final class Application: Sendable {
         /// `serve --parse-app-id` (and its keys): the Parse REST API under `/parse/` and `/1/`;
         /// nil: off, and those paths are 404 like any other unknown path.
         public var parse: ParseKeys?
+        /// `serve --public-web` (with `--public-url` and the app-link flags): the public pages
+        /// and the well-known files; nil: off, those paths 404, and `shareUrl` is null.
+        public var publicWeb: PublicWebSettings?
         public init() {}
     }
 
@@ -208,6 +212,7 @@ public final class Application: Sendable {
         pictures = ProfilePictures(database: database, clock: clock)
         pictureCache = PictureCache(budgetBytes: configuration.pictureCacheBytes, metrics: metrics)
         PictureLinks.configure(publicURL: configuration.publicURL)
+        ShareLinks.configure(publicURL: configuration.publicWeb?.publicURL.text)
     }
 
     /// `pacenote user reset-link`: a reset link for the account with this username (any case).
@@ -274,6 +279,11 @@ public final class Application: Sendable {
             .register(on: router)
         NotificationRoutes(notifications: NotificationReads(lists: lists), codec: cursors, installations: installations,
                            inbox: Inbox(database: database, clock: clock)).register(on: router)
+        if let settings = configuration.publicWeb {
+            // Pages render as an anonymous reader sees them, from the same stores as /v1's reads.
+            let rallies = self.rallies
+            PublicWeb(settings: settings, database: database, today: { rallies.today }).register(on: router)
+        }
         if let keys = configuration.parse {
             // The same sign-up mail and reset path as /v1's, and the same limits.
             let parseMail = ParseFacade.AccountMail(

@@ -72,6 +72,16 @@ public struct VideoStore: Sendable {
             """, reading: selection.read)
     }
 
+    /// A rally's first video the viewer may see (its earliest day, then first registered), as
+    /// `selection` reads it: a rally page's preview image. Walks `videos_day_recent` in order.
+    public func first<Item>(ofRally rallyID: String, viewer: Viewer, selecting selection: Selection<Item>, on connection: any DatabaseConnection) throws -> Item? {
+        try connection.fetchOne("""
+            SELECT \(selection.columns) FROM videos v \(selection.joins)
+            WHERE v.rally_id = \(rallyID) AND \(viewer.visibilityFilter())
+            ORDER BY v.day, v.created_at, v.id LIMIT 1
+            """, reading: selection.read)
+    }
+
     /// Every video of a user, for cascades.
     public func videos(ownerID: String, on connection: any DatabaseConnection) throws -> [Video] {
         try connection.fetchAll("SELECT \(Video.columns) FROM videos v WHERE v.owner_id = \(ownerID)").map(Video.init(row:))

@@ -35,7 +35,7 @@ enum ServeCommand {
             .init("metrics-token", "TOKEN", "/metrics then needs Authorization: Bearer TOKEN, else 401 (open)"),
             .init("metrics-listen", "HOST:PORT", "serve /metrics only on this second address, say loopback or a private network; the main one answers 404 for it"),
             CommonOptions.logLevel,
-        ] + PushOptions.flags + MailOptions.flags + LimitOptions.flags + SignInOptions.flags + ParseOptions.flags
+        ] + PushOptions.flags + MailOptions.flags + LimitOptions.flags + SignInOptions.flags + ParseOptions.flags + PublicWebOptions.flags
     )
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -67,6 +67,7 @@ enum ServeCommand {
         let metricsAddress = try options.string("metrics-listen").map { try listenAddress($0, flag: "metrics-listen") }
         configuration.metricsOnOwnListener = metricsAddress != nil
         configuration.parse = try ParseOptions.keys(options)
+        configuration.publicWeb = try PublicWebOptions.settings(options, publicURL: configuration.publicURL)
 
         var server = ServerConfiguration()
         (server.host, server.port) = try listenAddress(options.string("listen", default: "127.0.0.1:8080"), flag: "listen")
@@ -88,6 +89,7 @@ enum ServeCommand {
         logger.info("push services", ["ios": push.ios, "android": push.android, "webhook": push.webhook])
         logger.info("mail", ["smtp": configuration.mail == nil ? "off (the mail endpoints answer 503; `pacenote user reset-link` makes links)" : "on"])
         logger.info("parse facade", ["rest": configuration.parse == nil ? "off" : "on under /parse/ and /1/"])
+        logger.info("public web", ["pages": configuration.publicWeb.map { "on at \($0.publicURL.text)" } ?? "off"])
         let lanes = OutboxLane.all.filter(configuration.outboxLanes.contains).map(\.rawValue)
         logger.info("outbox workers", ["lanes": lanes.isEmpty ? "none (another server must run them)" : lanes.joined(separator: ",")])
         // Block the stop signals before any thread starts, so every thread inherits the mask

@@ -84,6 +84,8 @@ final class PresenterTests: XCTestCase {
             "likesCount": .int(Int64(video.likesCount)), "commentsCount": .int(Int64(video.commentsCount)),
             "thumbnailUrl": .string("https://i.ytimg.com/vi/\(video.youtubeID.value)/hqdefault.jpg"),
             "watchUrl": .string("https://www.youtube.com/watch?v=\(video.youtubeID.value)"),
+            // Null without the public web (serve --public-web), as in these tests.
+            "shareUrl": .null,
             "createdAt": try timestamp(video.createdAt), "hidden": .bool(video.hidden),
         ]
         if let caller {

@@ -1,10 +1,11 @@
-/// Gives every 200 JSON answer to a GET or HEAD a strong `ETag` made from its body, answers 304
+/// Gives every 200 JSON or HTML answer to a GET or HEAD a strong `ETag` made from its body
+/// (HTML: the public web's pages, which are the same for everyone who asks), answers 304
 /// when the request's `If-None-Match` names it, and says how it may be cached.
 ///
 /// The body is the one the handler already wrote: it is hashed once (`EntityTag.strong(of:)`,
 /// XXH64), never rendered again, so a 304 costs the handler's work minus the bytes on the
 /// wire. Left alone: answers other than 200 (errors never carry an ETag), streamed bodies (the
-/// data export: its bytes do not exist yet), bodies that are not JSON, and answers that already
+/// data export: its bytes do not exist yet), bodies that are neither JSON nor HTML, and answers that already
 /// carry an `ETag` (pictures, whose tag is their name). A HEAD runs its GET's handler, so it gets
 /// the same tag and the same 304.
 ///
@@ -30,7 +31,7 @@ public struct ConditionalGetMiddleware<Identity: Sendable>: Middleware {
     ) -> Response {
         var response = next(request, context)
         guard request.method == "GET" || request.method == "HEAD", response.status == 200, response.stream == nil,
-              let type = response.header("Content-Type"), type.hasPrefix("application/json"),
+              let type = response.header("Content-Type"), type.hasPrefix("application/json") || type.hasPrefix("text/html"),
               response.header("ETag") == nil,
               !skippedPrefixes.contains(where: { request.path == $0 || request.path.hasPrefix($0 + "/") }) else { return response }
         let etag = EntityTag.strong(of: response.body)

@@ -277,6 +277,9 @@
     const quoted = "“" + video.title + "”";
     const thumbnail = safeURL(video.thumbnailUrl, "https://i.ytimg.com/");
     const watch = safeURL(video.watchUrl, "https://www.youtube.com/");
+    // The video's public page (serve --public-web); null without it. Absolute on the public
+    // address, so only an http(s) URL is linked.
+    const share = safeURL(video.shareUrl, "https://") || safeURL(video.shareUrl, "http://");
     const post = (action) => (reason) => api("POST", "/v1/moderation/videos/" + encodeURIComponent(video.id) + "/" + action, { reason });
     const flags = (item.flags || []).map((flag) => el("li", {},
       person(flag.user, "small", "flagger"),
@@ -294,6 +297,7 @@
             " · last flagged ", item.lastFlaggedAt ? time(item.lastFlaggedAt) : "never")),
         el("ul", { class: "flags" }, flags),
         watch ? el("a", { href: watch, target: "_blank", rel: "noopener noreferrer", class: "watch" }, "Watch on YouTube") : null,
+        share ? el("a", { href: share, target: "_blank", rel: "noopener noreferrer", class: "share" }, "Public page") : null,
         el("div", { class: "actions" },
           video.hidden
             ? actionButton("Restore", "", "Restore video", "Show " + quoted + " to everyone again.", post("restore"))

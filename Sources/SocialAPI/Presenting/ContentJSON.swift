@@ -67,6 +67,8 @@ struct VideoJSON: JSONEncodable {
         writer.value(YouTubeID.thumbnailURLParts.prefix, youtubeID.value, YouTubeID.thumbnailURLParts.suffix)
         writer.key("watchUrl")
         writer.value(YouTubeID.watchURLParts.prefix, youtubeID.value, YouTubeID.watchURLParts.suffix)
+        // Ids are letters and digits (`ObjectID`), so the id needs no escaping in a path.
+        writer.field("shareUrl", ShareLinks.prefix.map { $0 + id })
         writer.field("createdAt", timestampMillis: createdAt)
         writer.field("hidden", hidden)
         if callerID != nil { writer.field("likedByMe", try reader.next(as: Bool.self)) }

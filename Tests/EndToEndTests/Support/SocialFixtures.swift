@@ -247,6 +247,8 @@ func assertVideo(_ video: [String: Any]?, file: StaticString = #filePath, line: 
     XCTAssertNotNil(youtubeId.range(of: "^[A-Za-z0-9_-]{11}$", options: .regularExpression), "Video.youtubeId is a bare id: \(video)", file: file, line: line)
     XCTAssertEqual(video["thumbnailUrl"] as? String, "https://i.ytimg.com/vi/\(youtubeId)/hqdefault.jpg", file: file, line: line)
     XCTAssertEqual(video["watchUrl"] as? String, "https://www.youtube.com/watch?v=\(youtubeId)", file: file, line: line)
+    XCTAssertTrue(video["shareUrl"] is NSNull || (video["shareUrl"] as? String)?.hasSuffix("/v/\(video["id"] as? String ?? "")") == true,
+                  "Video.shareUrl is the public page or null: \(video)", file: file, line: line)
     XCTAssertNotNil(video["title"] as? String, "Video.title: \(video)", file: file, line: line)
     XCTAssertNotNil(video["description"] as? String, "Video.description is a string (empty when none): \(video)", file: file, line: line)
     XCTAssertNotNil(video["rallyId"] as? String, "Video.rallyId: \(video)", file: file, line: line)
