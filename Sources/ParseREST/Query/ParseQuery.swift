@@ -31,6 +31,13 @@ struct ParseQuery: Sendable, Equatable {
     enum Operator: String, Sendable, CaseIterable {
         case equal = "$eq", notEqual = "$ne", less = "$lt", lessOrEqual = "$lte", greater = "$gt", greaterOrEqual = "$gte"
         case within = "$in", notWithin = "$nin", exists = "$exists"
+        /// Subqueries (`QuerySubqueries`): the pointers a query of another class finds, or the
+        /// values of one of its fields; the `not` forms exclude them.
+        case inQuery = "$inQuery", notInQuery = "$notInQuery", select = "$select", dontSelect = "$dontSelect"
+        /// An anchored literal prefix only (`^abc`, or the iOS SDK's `^\Qabc\E`), as a filter.
+        case regex = "$regex"
+
+        var isSubquery: Bool { [.inQuery, .notInQuery, .select, .dontSelect].contains(self) }
     }
 
     /// What the parameters are for: a find (`GET /classes/C`) takes them all; a get by id only
@@ -149,6 +156,12 @@ struct ParseQuery: Sendable, Equatable {
         for key in members.keys.sorted() {
             guard let operand = members[key] else { continue }
             guard key.hasPrefix("$") else { throw .badConstraint(field: field, expected: "a value, a Pointer, a Date or an object of operators") }
+            // `$options` qualifies a `$regex`: only no options are served (a case-insensitive
+            // match would need an index of its own).
+            if key == "$options" {
+                guard members["$regex"] != nil, operand == .string("") else { throw .unsupportedOperator(field: field, op: key) }
+                continue
+            }
             guard let op = Operator(rawValue: key) else { throw .unsupportedOperator(field: field, op: key) }
             result.append(Constraint(field: field, op: op, value: operand))
         }

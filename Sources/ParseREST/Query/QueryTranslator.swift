@@ -1,4 +1,5 @@
 import Auth
+import VideoRegistry
 import JSON
 import Storage
 
@@ -27,12 +28,22 @@ enum QueryTranslator {
     /// The pointers `include` may name, per class.
     static let includable: [String: Set<String>] = ["Video": ["owner", "rallyId"], "Activity": ["fromUser", "toUser", "video"]]
 
-    static func translate(_ query: ParseQuery, in schema: ParseSchema) throws(ParseQueryError) -> TranslatedQuery {
+    /// `viewer` is whom a subquery's rows must be visible to (`QuerySubqueries`); `depth`, how
+    /// deep in subqueries this query is.
+    static func translate(_ query: ParseQuery, in schema: ParseSchema, viewer: Viewer = .anonymous, depth: Int = 0)
+        throws(ParseQueryError) -> TranslatedQuery {
         var conditions: [SQL] = []
         var equal = Set<String>()
         var listed = Set<String>()
         for constraint in query.constraints {
             let field = try schema.field(constraint.field)
+            if constraint.op.isSubquery {
+                conditions.append(try QuerySubqueries.condition(constraint, field, viewer: viewer, depth: depth))
+                // The keys a subquery finds select rows as an equality does, one index range
+                // per key (the database merges them); the `not` forms only filter.
+                if constraint.op == .inQuery || constraint.op == .select { equal.insert(constraint.field) }
+                continue
+            }
             conditions.append(try condition(constraint, field))
             if constraint.op == .equal, constraint.value != .null { equal.insert(constraint.field) }
             if constraint.op == .within { listed.insert(constraint.field) }
@@ -113,6 +124,10 @@ enum QueryTranslator {
             guard !binds.isEmpty else { return negated ? "1 = 1" : "1 = 0" }
             let list = SQL.joined(binds, separator: ", ")
             return negated ? "\(unsafe: column) NOT IN (\(list))" : "\(unsafe: column) IN (\(list))"
+        case .regex:
+            return try prefix(constraint, field)
+        case .inQuery, .notInQuery, .select, .dontSelect:
+            throw .unsupportedOperator(field: constraint.field, op: constraint.op.rawValue)
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
             let value = try operand(constraint.value, field, constraint.field)
             if value == .null, field.nullable, constraint.op == .equal || constraint.op == .notEqual {
@@ -130,7 +145,7 @@ enum QueryTranslator {
         case .lessOrEqual: "<="
         case .greater: ">"
         case .greaterOrEqual: ">="
-        case .within, .notWithin, .exists: "="
+        default: "="
         }
         switch value {
         case .null:
@@ -154,9 +169,53 @@ enum QueryTranslator {
             case .lessOrEqual: return "\(unsafe: column) <= \(floor)"
             case .greaterOrEqual: return "\(unsafe: column) >= \(exact ? floor : floor + 1)"
             case .less: return "\(unsafe: column) < \(exact ? floor : floor + 1)"
-            case .within, .notWithin, .exists: return "1 = 0"
+            default: return "1 = 0"
             }
         }
+    }
+
+    /// `$regex` as an anchored literal prefix, `^abc` or the iOS SDK's `hasPrefix` form
+    /// `^\Qabc\E`, on a text field: `substr(column, 1, n) = prefix` (n code points), the same on
+    /// both databases, case-sensitive as a regex is. It filters the rows a plan's index selects
+    /// and never selects rows itself, so it cannot make a query scan. Any other pattern is 102.
+    private static func prefix(_ constraint: ParseQuery.Constraint, _ field: ParseSchema.Field) throws(ParseQueryError) -> SQL {
+        guard field.type == .string, case .string(let pattern) = constraint.value,
+              let prefix = literalPrefix(pattern) else {
+            throw .unsupportedOperator(field: constraint.field, op: "$regex (other than an anchored literal prefix on a text field)")
+        }
+        if prefix.isEmpty { return "1 = 1" }
+        // The length is a number this code counted, spliced as a literal: PostgreSQL has no
+        // substr(text, integer, bigint) for a bound 64-bit parameter.
+        return "substr(\(unsafe: field.column), 1, \(unsafe: String(prefix.unicodeScalars.count))) = \(prefix)"
+    }
+
+    /// The literal a `^...` pattern starts every match with, when the pattern is nothing else:
+    /// `^\Q...\E`, or `^` and characters none of which is special (a `\` escapes one
+    /// punctuation character). Nil for anything else.
+    static func literalPrefix(_ pattern: String) -> String? {
+        guard pattern.hasPrefix("^") else { return nil }
+        let body = pattern.dropFirst()
+        if body.hasPrefix("\\Q") {
+            guard body.hasSuffix("\\E"), body.count >= 4 else { return nil }
+            let literal = body.dropFirst(2).dropLast(2)
+            return literal.contains("\\E") ? nil : String(literal)
+        }
+        var literal = ""
+        var escaped = false
+        for character in body {
+            if escaped {
+                guard character.isPunctuation || character.isSymbol else { return nil }
+                literal.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if ".^$*+?()[]{}|".contains(character) {
+                return nil
+            } else {
+                literal.append(character)
+            }
+        }
+        return escaped ? nil : literal
     }
 
     private static func exactDay(_ millis: Int64) -> Int? {

@@ -18,6 +18,8 @@ struct ClassWrites: Sendable {
     let videos: Videos
     let social: Social
     let moderation: Moderation
+    /// `_User`'s writes: the caller's profile.
+    let profile: ProfileWrites
     /// `/v1`'s per-user write limit, counted once per write (a batch's too).
     let countWrite: @Sendable (String) throws -> Void
 
@@ -57,6 +59,7 @@ struct ClassWrites: Sendable {
 
     @Sendable func update(_ request: ParseRequest, _ parameters: Parameters) throws -> Response {
         let schema = try ClassRoutes.schema(parameters)
+        if schema.className == "_User" { return try profile.update(request, parameters) }
         let id = try parameters.require("objectId")
         let identity = try writer(request)
         guard schema.className == "Video" else {
