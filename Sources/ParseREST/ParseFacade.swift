@@ -91,6 +91,9 @@ public struct ParseFacade: Sendable {
                     }
                 }
             }
+            // What the server refuses before routing (a malformed URL, a body over the limit,
+            // overload) is Parse's `{code, error}` under the prefixes too, with its status.
+            router.rejection(prefix: prefix) { error in ParseErrors.rejection(error).response }
             router.fallback(prefix: prefix) { request in
                 do {
                     let parsed = try ParseRequest(request, keys: keys)
