@@ -15,7 +15,7 @@ import sys
 
 READS = ["video-by-id", "home-first", "home-deep", "news", "rally-top"]
 # Issue 31: the original app's rally-day query through the Parse facade, within 2x of /v1's.
-PARSE_PAIRS = {"parse-rally-top": "rally-top"}
+PARSE_PAIRS = {"parse-rally-top": "rally-top", "parse-home": "home-first"}
 PARSE_RATIO_TARGET = 0.5
 ORDER = ["nginx"] + READS + list(PARSE_PAIRS) + ["like-unlike", "comment", "login", "mix", "search", "me", "me-during-search", "search-paced", "search-light",
                              "avatar", "avatar-thumb", "video-by-id-during-uploads", "uploads"]
@@ -36,7 +36,8 @@ DESCRIPTIONS = {
     "home-deep": "GET /v1/feed/home, page 50",
     "news": "GET /v1/feed/news",
     "rally-top": "GET /v1/rallies/{id}/days/{n}/videos?sort=top",
-    "parse-rally-top": "GET /parse/classes/Video?where={rallyId,nDay}&order=-nLikes (the same list, Parse)",
+    "parse-rally-top": "GET /parse/classes/Video?where={rallyId,nDay}&order=-nLikes&include=owner (the same list, Parse)",
+    "parse-home": "GET /parse/classes/Video?where={owner:{$select: my follows}}&order=-createdAt (home, Parse)",
     "like-unlike": "PUT + DELETE /v1/videos/{id}/like",
     "comment": "POST /v1/videos/{id}/comments",
     "login": "POST /v1/sessions (bcrypt cost 10)",
