@@ -167,6 +167,14 @@ final class ParseFacadeInstallationTests: ServerTestCase {
         assertSuccess(try client.request("PUT", "/v1/videos/\(starVideoID)/like", token: star.token), 200)
         let likes = try parse("POST", "/parse/classes/Activity", json: ["_method": "GET", "where": ["fromUser": follows, "type": 1]], as: fan)
         XCTAssertEqual((likes.object?["results"] as? [[String: Any]])?.count, 1, "\(likes)")
+        // `$or` of two index-served branches: the star's likes, or the activity to the star (the
+        // stranger's like of the star's video): both, each once.
+        let either = try parse("POST", "/parse/classes/Activity", json: ["_method": "GET", "where": ["$or": [
+            ["fromUser": pointer("_User", star.id), "type": 1], ["toUser": pointer("_User", star.id)]]], "order": "-createdAt"], as: fan)
+        let eitherIDs = (either.object?["results"] as? [[String: Any]] ?? []).compactMap { $0["objectId"] as? String }
+        XCTAssertEqual(either.status, 200, "\(either)")
+        XCTAssertEqual(Set(eitherIDs).count, eitherIDs.count)
+        XCTAssertGreaterThanOrEqual(eitherIDs.count, 2, "\(either)")
         // A subquery no index serves is refused, never run.
         assertParseError(try parse("POST", "/parse/classes/Video", json: ["_method": "GET", "where": [
             "owner": ["$select": ["query": ["className": "Activity", "where": ["type": 4]], "key": "toUser"]]]], as: fan), code: 102)

@@ -151,6 +151,37 @@ struct QuerySubqueryTests {
         }
     }
 
+    /// `$or` whose every branch a plan serves: my likes or the activities to me, newest first.
+    static let likesOrToMe: [String: JSONValue] = [
+        "where": .object(["$or": .array([
+            .object(["fromUser": pointer("_User", "u1"), "type": .int(1)]),
+            .object(["toUser": pointer("_User", "u1")]),
+        ])]),
+        "order": .string("-createdAt"),
+    ]
+
+    @Test func orIsServedWhenEveryBranchIs() throws {
+        let query = try translate(Self.likesOrToMe, .activity)
+        let (text, _) = query.filter.render(for: .sqlite)
+        #expect(text == "1 = 1 AND ((a.from_user_id = ? AND a.type = ?) OR (a.to_user_id = ?))", "\(text)")
+        #expect(query.order == "a.created_at DESC, a.id DESC" && !query.byKey)
+        // Constraints beside the `$or` apply to every branch and may complete its plan.
+        let day = try translate(["where": .object(["rallyId": Self.pointer("Rallye", "r1"), "$or": .array([
+            .object(["nDay": .int(1)]), .object(["nDay": .int(2)])])]), "order": .string("-nLikes")])
+        #expect(day.filter.render(for: .sqlite).text == "v.rally_id = ? AND ((v.day = ?) OR (v.day = ?))")
+        // One branch no index serves refuses the whole query.
+        #expect(refusal(["where": .object(["$or": .array([
+            .object(["fromUser": Self.pointer("_User", "u1"), "type": .int(1)]), .object(["type": .int(2)])])])], .activity)
+            == .unindexed(className: "Activity", supported: ParseSchema.activity.supportedQueries))
+        // Not nested, at most 10 branches, each an object.
+        #expect(refusal(["where": .object(["$or": .array([.object(["$or": .array([])])])])], .activity)
+            == .unsupportedOperator(field: "where", op: "$or"))
+        if case .badConstraint? = refusal(["where": .object(["$or": .array(Array(repeating: .object(["objectId": .string("x")]), count: 11))])]) {} else {
+            Issue.record("11 branches")
+        }
+        if case .badConstraint? = refusal(["where": .object(["$or": .array([.int(1)])])]) {} else { Issue.record("a branch not an object") }
+    }
+
     /// Each database plans the subquery shapes on the indexes: the outer rows by the index of
     /// the field the subquery constrains, the subquery's by its own; no table is scanned. The
     /// outer rows of many keys are merged by a sort, bounded by the subquery's limit of keys.
@@ -162,10 +193,12 @@ struct QuerySubqueryTests {
             (.video, Self.followedVideos, ["videos_owner", "activities_from"]),
             (.activity, Self.followedActivities, ["activities_from"]),
             (.activity, Self.onMyVideos, ["activities_video", "videos_owner"]),
+            // PostgreSQL may take another index of the likes for the first branch (activities_one_like).
+            (.activity, Self.likesOrToMe, dialect == .sqlite ? ["MULTI-INDEX OR", "activities_from", "activities_to"] : ["BitmapOr", "activities_to"]),
         ]
         for (schema, parameters, indexes) in shapes {
             let query = try translate(parameters, schema)
-            let plan = try QueryPlanTests.plan(reads.statement(schema, query, viewer: .anonymous), on: db.database)
+            let plan = try QueryPlanTests.plan(reads.statement(schema, query, viewer: .anonymous), on: db.database, bitmaps: true)
             for index in indexes { #expect(plan.contains(index), "\(schema.className) \(index): \(plan)") }
             switch dialect {
             case .sqlite:

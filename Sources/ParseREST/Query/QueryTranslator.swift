@@ -32,10 +32,43 @@ enum QueryTranslator {
     /// deep in subqueries this query is.
     static func translate(_ query: ParseQuery, in schema: ParseSchema, viewer: Viewer = .anonymous, depth: Int = 0)
         throws(ParseQueryError) -> TranslatedQuery {
+        for term in query.order { _ = try schema.field(term.field) }
+        let common = try translate(query.constraints, schema, viewer: viewer, depth: depth)
+        var filter = common.conditions.isEmpty ? SQL("1 = 1") : SQL.joined(common.conditions, separator: " AND ")
+        let plan: (order: String, byKey: Bool)
+        if query.alternatives.isEmpty {
+            plan = try choosePlan(query, schema, equal: common.equal, listed: common.listed)
+        } else {
+            // `$or`: each branch, with the constraints beside it, must be a query a plan serves;
+            // the database reads each branch's index range and merges them (SQLite's
+            // multi-index OR, PostgreSQL's BitmapOr), sorted by the query's order.
+            var branches: [SQL] = []
+            var plans: [(order: String, byKey: Bool)] = []
+            for alternative in query.alternatives {
+                let branch = try translate(alternative, schema, viewer: viewer, depth: depth)
+                plans.append(try choosePlan(query, schema, equal: common.equal.union(branch.equal), listed: common.listed.union(branch.listed)))
+                branches.append(branch.conditions.isEmpty ? "1 = 1" : "(\(SQL.joined(branch.conditions, separator: " AND ")))")
+            }
+            filter = "\(filter) AND (\(SQL.joined(branches, separator: " OR ")))"
+            plan = plans.first { !$0.byKey } ?? plans[0]
+        }
+        if let keys = query.keys { for key in keys where !schema.outputOnly.contains(key) { _ = try schema.field(key) } }
+        let allowed = includable[schema.className] ?? []
+        for name in query.include where !allowed.contains(name) { throw .cannotInclude(name) }
+        let byKey = query.alternatives.isEmpty ? plan.byKey : false
+        return TranslatedQuery(
+            filter: filter, order: plan.order, limit: query.limit, skip: query.skip, count: query.count, byKey: byKey,
+            keys: query.keys.map(Set.init), include: Set(query.include))
+    }
+
+    /// The constraints as bound conditions, with the fields they constrain by one value
+    /// (`equal`, subqueries' keys included) and by a list (`listed`), which choose the plan.
+    private static func translate(_ constraints: [ParseQuery.Constraint], _ schema: ParseSchema, viewer: Viewer, depth: Int)
+        throws(ParseQueryError) -> (conditions: [SQL], equal: Set<String>, listed: Set<String>) {
         var conditions: [SQL] = []
         var equal = Set<String>()
         var listed = Set<String>()
-        for constraint in query.constraints {
+        for constraint in constraints {
             let field = try schema.field(constraint.field)
             if constraint.op.isSubquery {
                 conditions.append(try QuerySubqueries.condition(constraint, field, viewer: viewer, depth: depth))
@@ -51,19 +84,11 @@ enum QueryTranslator {
         // username_key carries the index (and the case-insensitive uniqueness); the equality
         // on username itself keeps Parse's exact match.
         if schema.className == "_User" {
-            for constraint in query.constraints where constraint.field == "username" && constraint.op == .equal {
+            for constraint in constraints where constraint.field == "username" && constraint.op == .equal {
                 if case .string(let name) = constraint.value { conditions.append("users.username_key = \(Validation.key(name))") }
             }
         }
-        for term in query.order { _ = try schema.field(term.field) }
-        let plan = try choosePlan(query, schema, equal: equal, listed: listed)
-        if let keys = query.keys { for key in keys where !schema.outputOnly.contains(key) { _ = try schema.field(key) } }
-        let allowed = includable[schema.className] ?? []
-        for name in query.include where !allowed.contains(name) { throw .cannotInclude(name) }
-        return TranslatedQuery(
-            filter: conditions.isEmpty ? "1 = 1" : SQL.joined(conditions, separator: " AND "),
-            order: plan.order, limit: query.limit, skip: query.skip, count: query.count, byKey: plan.byKey,
-            keys: query.keys.map(Set.init), include: Set(query.include))
+        return (conditions, equal, listed)
     }
 
     /// The first plan whose equalities the query constrains and whose orders include the
