@@ -59,6 +59,26 @@ struct QuerySubqueryTests {
         #expect(activities.filter.render(for: .sqlite).text.hasPrefix("a.from_user_id IN (SELECT a.to_user_id FROM activities a"))
     }
 
+    /// The app's home feed exactly, for its own user, is read from the home timeline; any other
+    /// shape (another user's follows, a filter more, a count, an order) takes the subquery.
+    @Test func theHomeFeedShapeIsRecognisedExactly() throws {
+        let parse = { (parameters: [String: JSONValue]) throws -> ParseQuery in try ParseQuery.parse(parameters, for: .find) }
+        #expect(HomeFeedShape.matches(try parse(Self.followedVideos), .video, callerID: "u1"))
+        #expect(HomeFeedShape.matches(try parse(["where": .object(["owner": Self.followed(by: "u1")])]), .video, callerID: "u1"))
+        #expect(!HomeFeedShape.matches(try parse(Self.followedVideos), .video, callerID: "u2"))
+        var counted = Self.followedVideos
+        counted["count"] = .int(1)
+        #expect(!HomeFeedShape.matches(try parse(counted), .video, callerID: "u1"))
+        var oldest = Self.followedVideos
+        oldest["order"] = .string("createdAt")
+        #expect(!HomeFeedShape.matches(try parse(oldest), .video, callerID: "u1"))
+        #expect(!HomeFeedShape.matches(try parse(["where": .object(["owner": Self.followed(by: "u1"), "nDay": .int(1)])]), .video, callerID: "u1"))
+        var deep = Self.followedVideos
+        deep["skip"] = .int(990)
+        deep["limit"] = .int(20)
+        #expect(!HomeFeedShape.matches(try parse(deep), .video, callerID: "u1"))
+    }
+
     @Test func inQueryTakesTheInnerObjectIdsAndItsLimit() throws {
         let query = try translate(Self.onMyVideos, .activity)
         let text = query.filter.render(for: .postgres).text

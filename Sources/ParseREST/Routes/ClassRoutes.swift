@@ -50,7 +50,12 @@ struct ClassRoutes {
     static func find(_ schema: ParseSchema, _ sessions: ParseSessions, _ reads: ClassReads) -> ParseHandler {
         { request, _ in
             let identity = try sessions.caller(request)
-            let query = try QueryTranslator.translate(try ParseQuery.parse(request.parameters, for: .find), in: schema, viewer: Viewer(identity))
+            let parsed = try ParseQuery.parse(request.parameters, for: .find)
+            var query = try QueryTranslator.translate(parsed, in: schema, viewer: Viewer(identity))
+            // The app's home feed is the list /v1 keeps ready: read from the home timeline.
+            if let identity, HomeFeedShape.matches(parsed, schema, callerID: identity.userID) {
+                query = try HomeFeedShape.page(query, parsed, for: identity, on: reads.database)
+            }
             return .json(200, writer: try reads.find(schema, query, viewer: Viewer(identity)))
         }
     }
