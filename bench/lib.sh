@@ -52,7 +52,7 @@ start_server() {
     shift 3
     taskset -c 0 "$PACENOTE_BIN" serve --listen "127.0.0.1:$port" --data-dir "$data" \
         --limit-signups off --limit-logins off --limit-mails off --limit-mails-per-ip off --limit-writes off --limit-requests off \
-        "$@" 2>"$log" &
+        --parse-app-id pacenote-bench "$@" 2>"$log" &
     SERVER_PID=$!
     SERVER_PIDS+=("$SERVER_PID")
     wait_http "http://127.0.0.1:$port/healthz" "$SERVER_PID" 120 \

@@ -3,7 +3,7 @@
 
   prepare.py setup URL DB STATE [--users 200] [--deep 50] [--pages 50] [--videos 2000] [--seed 1]
       Picks the users, logs them in (in parallel), and writes the files the wrk scripts
-      read into STATE: tokens.txt, logins.txt, videos.txt, rally.txt, deep.txt and search.txt.
+      read into STATE: tokens.txt, logins.txt, videos.txt, rally.txt, deep.txt, parse-home.txt and search.txt.
   prepare.py login-time URL STATE [-n 20]
       Sequential logins of one user; prints and stores (login_time.json) the median seconds.
   prepare.py counters DB
@@ -175,6 +175,10 @@ def setup(args):
     if len(deep) < min(10, args.deep):
         fail(f"only {len(deep)} users have a home feed {args.pages} pages deep; the dataset is too small")
     write_lines(os.path.join(args.state, "deep.txt"), deep)
+    # The same users with their ids, for the Parse facade's home feed (parse-home: a `$select` on
+    # the user's follows names the user by id, as the app does).
+    id_of = dict(db.execute("SELECT username, id FROM users"))
+    write_lines(os.path.join(args.state, "parse-home.txt"), [f"{t} {id_of[n]}" for t, n, c in zip(tokens, names, cursors) if c])
     write_lines(os.path.join(args.state, "search.txt"), search_queries(db, rng))
 
 

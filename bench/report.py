@@ -16,7 +16,10 @@ import sys
 READS = ["video-by-id", "web-video", "web-day", "home-first", "home-deep", "news", "rally-top"]
 # Issue 33: a public page at least half of GET /v1/videos/{id} in the same run.
 WEB_PAGES = ["web-video", "web-day"]
-ORDER = ["nginx"] + READS + ["like-unlike", "comment", "login", "mix", "search", "me", "me-during-search", "search-paced", "search-light",
+# Issue 31: the original app's rally-day query through the Parse facade, within 2x of /v1's.
+PARSE_PAIRS = {"parse-rally-top": "rally-top", "parse-home": "home-first"}
+PARSE_RATIO_TARGET = 0.5
+ORDER = ["nginx"] + READS + list(PARSE_PAIRS) + ["like-unlike", "comment", "login", "mix", "search", "me", "me-during-search", "search-paced", "search-light",
                              "avatar", "avatar-thumb", "video-by-id-during-uploads", "uploads"]
 # Issue 29: the renditions as fast as a video by id, and the reads unharmed by uploads.
 AVATARS = ["avatar", "avatar-thumb"]
@@ -37,6 +40,8 @@ DESCRIPTIONS = {
     "home-deep": "GET /v1/feed/home, page 50",
     "news": "GET /v1/feed/news",
     "rally-top": "GET /v1/rallies/{id}/days/{n}/videos?sort=top",
+    "parse-rally-top": "GET /parse/classes/Video?where={rallyId,nDay}&order=-nLikes&include=owner (the same list, Parse)",
+    "parse-home": "GET /parse/classes/Video?where={owner:{$select: my follows}}&order=-createdAt (home, Parse)",
     "like-unlike": "PUT + DELETE /v1/videos/{id}/like",
     "comment": "POST /v1/videos/{id}/comments",
     "login": "POST /v1/sessions (bcrypt cost 10)",
@@ -251,6 +256,12 @@ def setup_section(out, folder, med, outbox, scale, setup, label, seconds=None):
         if m and nginx:
             share = m["rps"] / nginx
             targets.append((label, f"{name} >= {share_target:.0%} of nginx", pct(share), share >= share_target and not m["bad"]))
+    for parse_name, v1_name in PARSE_PAIRS.items():
+        parse_m, v1_m = m_of(parse_name), m_of(v1_name)
+        if parse_m and v1_m:
+            ratio = parse_m["rps"] / v1_m["rps"]
+            targets.append((label, f"{parse_name} >= {PARSE_RATIO_TARGET:.0%} of {v1_name} (within 2x)", pct(ratio),
+                            ratio >= PARSE_RATIO_TARGET and not parse_m["bad"]))
     first, deep = m_of("home-first"), m_of("home-deep")
     if first and deep:
         ratio = deep["rps"] / first["rps"]

@@ -52,7 +52,7 @@ case $which in
 esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "runs must be a positive integer, not '$runs'"
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "seconds must be a positive integer, not '$seconds'"
-all_scenarios="video-by-id web-video web-day home-first home-deep news rally-top like-unlike comment login mix search search-light me me-during-search avatar avatar-thumb video-by-id-during-uploads"
+all_scenarios="video-by-id web-video web-day home-first home-deep news rally-top parse-rally-top parse-home like-unlike comment login mix search search-light me me-during-search avatar avatar-thumb video-by-id-during-uploads"
 scenarios=${BENCH_SCENARIOS:-$all_scenarios}
 for s in $scenarios; do [ -f "bench/scenarios/$s.lua" ] || die "unknown scenario '$s'"; done
 shape=${BENCH_SHAPE:-plain}

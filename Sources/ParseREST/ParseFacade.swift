@@ -57,23 +57,26 @@ public struct ParseFacade: Sendable {
     let mail: AccountMail
     let limits: Limits
     let writes: ClassWrites
+    let installations: InstallationRoutes
 
     /// `videos`, `social` and `moderation` are the services `/v1`'s routes write through.
     package init(keys: ParseKeys, accounts: Accounts, database: any Database, videos: Videos, social: Social, moderation: Moderation,
-                 mail: AccountMail = .none, limits: Limits = Limits()) {
+                 installations: Installations, mail: AccountMail = .none, limits: Limits = Limits()) {
         self.keys = keys
         self.sessions = ParseSessions(accounts: accounts)
         self.reads = ClassReads(database: database)
         self.mail = mail
         self.limits = limits
         self.writes = ClassWrites(sessions: sessions, reads: reads, videos: videos, social: social, moderation: moderation,
-                                  countWrite: limits.write)
+                                  profile: ProfileWrites(sessions: sessions, reads: reads, countWrite: limits.write), countWrite: limits.write)
+        self.installations = InstallationRoutes(sessions: sessions, installations: installations, database: database, countWrite: limits.write)
     }
 
     /// Registers every endpoint under both prefixes, and the prefixes' fallbacks.
     public func register(on router: RouterBuilder<Accounts.Identity>) {
-        var endpoints = SessionRoutes(sessions: sessions, reads: reads, mail: mail, limits: limits).endpoints
-            + ClassRoutes(sessions: sessions, reads: reads, writes: writes).endpoints
+        var endpoints = SessionRoutes(sessions: sessions, reads: reads, mail: mail, limits: limits, profile: writes.profile).endpoints
+            + ClassRoutes(sessions: sessions, reads: reads, writes: writes, installations: installations).endpoints
+            + installations.endpoints
             + [PushRoutes.endpoint(sessions)]
         // A batch's sub-requests run through the same endpoints (a batch within a batch is not one).
         endpoints.append(BatchRoutes(endpoints: endpoints).endpoint)
@@ -88,6 +91,9 @@ public struct ParseFacade: Sendable {
                     }
                 }
             }
+            // What the server refuses before routing (a malformed URL, a body over the limit,
+            // overload) is Parse's `{code, error}` under the prefixes too, with its status.
+            router.rejection(prefix: prefix) { error in ParseErrors.rejection(error).response }
             router.fallback(prefix: prefix) { request in
                 do {
                     let parsed = try ParseRequest(request, keys: keys)

@@ -293,7 +293,8 @@ public final class Application: Sendable {
                     guard mail.service != nil else { return }
                     try recovery.queueReset(email: email, request)
                 })
-            ParseFacade(keys: keys, accounts: accounts, database: database, videos: videos, social: social, moderation: moderation, mail: parseMail,
+            ParseFacade(keys: keys, accounts: accounts, database: database, videos: videos, social: social, moderation: moderation,
+                        installations: installations, mail: parseMail,
                         limits: .init(signups: .signups, logins: .logins, write: { [limits] userID in try limits.check(.writes, key: userID) }))
                 .register(on: router)
         }

@@ -6,6 +6,7 @@ final class UploadStateTests: XCTestCase {
 
     func status(_ action: UploadState.Action) -> Int? {
         if case .queue(let r) = action { return r.status }
+        if case .reject(let e) = action { return e.status }
         return nil
     }
 

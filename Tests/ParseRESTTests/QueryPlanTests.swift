@@ -67,7 +67,8 @@ struct QueryPlanTests {
     /// The plan's text. PostgreSQL's planner would scan an empty table sequentially and sort
     /// it, whatever the indexes: with scans and sorts priced out, what remains is what an index
     /// can serve (a shape no index serves would still show its Sort).
-    static func plan(_ statement: SQL, on database: any Database) throws -> String {
+    /// `bitmaps`: PostgreSQL may combine index ranges (a `$or`'s BitmapOr).
+    static func plan(_ statement: SQL, on database: any Database, bitmaps: Bool = false) throws -> String {
         switch database.dialect {
         case .sqlite:
             return try database.read { connection in
@@ -76,7 +77,7 @@ struct QueryPlanTests {
         case .postgres:
             return try database.write { connection in
                 try connection.execute("SET LOCAL enable_seqscan = off")
-                try connection.execute("SET LOCAL enable_bitmapscan = off")
+                if !bitmaps { try connection.execute("SET LOCAL enable_bitmapscan = off") }
                 try connection.execute("SET LOCAL enable_sort = off")
                 return try connection.fetchAll("EXPLAIN \(statement)").map { row in (try? row.decode(at: 0, as: String.self)) ?? "" }
             }.joined(separator: "\n")

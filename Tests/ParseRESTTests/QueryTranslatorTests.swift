@@ -90,9 +90,14 @@ struct QueryTranslatorTests {
     }
 
     @Test func operatorsBeyondTheSliceAre102() {
-        #expect(refusal(["where": .object(["title": .object(["$regex": .string("^a")])])]) == .unsupportedOperator(field: "title", op: "$regex"))
-        #expect(refusal(["where": .object(["$or": .array([])])]) == .unsupportedOperator(field: "where", op: "$or"))
-        #expect(refusal(["where": .object(["owner": .object(["$inQuery": .object([:])])])]) == .unsupportedOperator(field: "owner", op: "$inQuery"))
+        #expect(refusal(["where": .object(["title": .object(["$all": .array([.string("a")])])])]) == .unsupportedOperator(field: "title", op: "$all"))
+        if case .badConstraint(field: "$or", _)? = refusal(["where": .object(["$or": .array([])])]) {} else { Issue.record("an empty $or") }
+        #expect(refusal(["where": .object(["$and": .array([])])]) == .unsupportedOperator(field: "where", op: "$and"))
+        #expect(refusal(["where": .object(["$relatedTo": .object([:])])]) == .unsupportedOperator(field: "where", op: "$relatedTo"))
+        // An `$inQuery` without its className is parse-server's "improper usage" (102 too).
+        if case .badConstraint(field: "owner", _)? = refusal(["where": .object(["owner": .object(["$inQuery": .object([:])])])]) {} else {
+            Issue.record("an empty $inQuery is improper")
+        }
         #expect(refusal(["where": .object(["nDay": .object(["$gt": .string("1")])]), "order": .string("-nLikes")]) != nil)
         #expect(refusal(["excludeKeys": .string("title")]) == .unsupportedParameter("excludeKeys"))
         #expect(refusal(["trace": .int(1)]) == .invalidParameter("trace"))

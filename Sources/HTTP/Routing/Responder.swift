@@ -8,6 +8,13 @@ public protocol HTTPResponder: Sendable {
     func maxBodyBytes(for request: Request) -> Int?
     /// The response; never throws: every failure becomes the JSON error envelope.
     func respond(to request: Request) -> Response
+    /// The answer to a request the server refuses before routing it (a malformed URL, a body
+    /// or head over the limits, overload): `error.response` unless a prefix renders its own.
+    func rejection(_ error: APIError, for request: Request) -> Response
+}
+
+extension HTTPResponder {
+    public func rejection(_ error: APIError, for request: Request) -> Response { error.response }
 }
 
 /// The frozen router: immutable, `Sendable`, read by every server thread without locks.
@@ -37,15 +44,18 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     let ownLimitMethods: Set<String>
     /// Who answers an unmatched request under each prefix (path segments), longest first.
     let fallbacks: [(prefix: [String], handler: FallbackHandler)]
+    /// Who renders a pre-routing refusal under each prefix, longest first.
+    let rejections: [(prefix: [String], render: RejectionRenderer)]
 
     /// Methods that are routed normally; anything else is 405 on every path.
     static var knownMethods: Set<String> { ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"] }
 
     init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger, mapError: @escaping ErrorMapper,
-         fallbacks: [(prefix: [String], handler: FallbackHandler)] = []) {
+         fallbacks: [(prefix: [String], handler: FallbackHandler)] = [], rejections: [(prefix: [String], render: RejectionRenderer)] = []) {
         self.routeTable = routes
         self.logger = logger
         self.fallbacks = fallbacks
+        self.rejections = rejections
         pooledMethods = Set(routes.filter { $0.policy.pool != nil }.map(\.method))
         ownLimitMethods = Set(routes.filter { $0.policy.maxBodyBytes != nil }.map(\.method))
         var literal: [String: Set<String>] = [:]
@@ -142,6 +152,12 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         guard ownLimitMethods.contains(request.method),
               case .found(let index, _) = match(method: request.method, path: request.path) else { return nil }
         return routeTable[index].policy.maxBodyBytes
+    }
+
+    public func rejection(_ error: APIError, for request: Request) -> Response {
+        guard !rejections.isEmpty else { return error.response }
+        let segments = splitPath(request.path)
+        return rejections.first { segments.starts(with: $0.prefix) }?.render(error) ?? error.response
     }
 
     /// The fallback of the longest prefix `request.path` starts with, segment by segment.

@@ -14,6 +14,8 @@ public typealias ErrorRenderer = @Sendable (any Error, Logger) -> Response
 
 /// Answers a request no route matched under a path prefix (`RouterBuilder.fallback`).
 public typealias FallbackHandler = @Sendable (Request) -> Response
+/// Renders a refusal the server makes before routing (`RouterBuilder.rejection`).
+public typealias RejectionRenderer = @Sendable (APIError) -> Response
 
 /// Collects routes and middleware at startup, then freezes into a `Responder` (Hummingbird's
 /// builder/responder split) so serving threads read routing tables without locks.
@@ -25,6 +27,7 @@ public final class RouterBuilder<Identity: Sendable> {
     var logger: Logger
     let mapError: ErrorMapper
     var fallbacks: [(prefix: [String], handler: FallbackHandler)] = []
+    var rejections: [(prefix: [String], render: RejectionRenderer)] = []
     var built = false
 
     /// `logger` is the base of every request's logger (it gains `request_id`). `mapError`
@@ -69,6 +72,13 @@ public final class RouterBuilder<Identity: Sendable> {
         fallbacks.append((prefix: splitPath(prefix), handler: handler))
     }
 
+    /// Renders the server's pre-routing refusals (`HTTPResponder.rejection`) of requests under
+    /// `prefix`, instead of the API.md envelope. The longest matching prefix wins.
+    public func rejection(prefix: String, _ render: @escaping RejectionRenderer) {
+        precondition(!built, "RouterBuilder used after build()")
+        rejections.append((prefix: splitPath(prefix), render: render))
+    }
+
     public func get(_ pattern: String, policy: RoutePolicy, _ handler: @escaping Handler<Identity>) {
         on("GET", pattern, policy: policy, handler)
     }
@@ -94,7 +104,8 @@ public final class RouterBuilder<Identity: Sendable> {
         precondition(!built, "RouterBuilder.build() called twice")
         built = true
         return Responder(routes: routes, middlewares: middlewares, logger: logger, mapError: mapError,
-                         fallbacks: fallbacks.sorted { $0.prefix.count > $1.prefix.count })
+                         fallbacks: fallbacks.sorted { $0.prefix.count > $1.prefix.count },
+                         rejections: rejections.sorted { $0.prefix.count > $1.prefix.count })
     }
 }
 

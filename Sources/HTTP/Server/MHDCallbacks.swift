@@ -259,6 +259,8 @@ extension ServerCore {
             return .YES
         case .close:
             return .NO
+        case .reject(let refusal):
+            return perform(.queue(responder.rejection(refusal, for: box.head)), box: box, connection: connection)
         case .queue(var response):
             if response.status >= 400 && response.header("X-Request-Id") == nil {
                 // Answers made here (limits) never reach the responder; give them an id too.

@@ -10,9 +10,9 @@ struct UploadState {
         case awaitingFirstCall
         /// Collecting the body. Can transition to: readingBody, discarding, processing, responded.
         case readingBody
-        /// The body grew past the limit; the rest is thrown away and `response` (413) queued at
-        /// the end. Can transition to: responded.
-        case discarding(Response)
+        /// The body grew past the limit; the rest is thrown away and the refusal (413) answered
+        /// at the end. Can transition to: responded.
+        case discarding(APIError)
         /// Body complete and handed to the responder (inline or offloaded, connection
         /// suspended). Can transition to: ready, responded.
         case processing
@@ -28,10 +28,22 @@ struct UploadState {
         case continueReading
         /// Queue this response now.
         case queue(Response)
+        /// Refuse the request before routing: the responder renders the refusal for the path
+        /// (`HTTPResponder.rejection`: the Parse facade answers its prefixes in Parse's format).
+        case reject(APIError)
         /// The body is complete: route the request.
         case process
         /// Give up on the connection (return NO): nothing sensible to answer.
         case close
+
+        static func == (lhs: Action, rhs: Action) -> Bool {
+            switch (lhs, rhs) {
+            case (.continueReading, .continueReading), (.process, .process), (.close, .close): return true
+            case let (.queue(a), .queue(b)): return a == b
+            case let (.reject(a), .reject(b)): return a.status == b.status && a.code == b.code && a.message == b.message
+            default: return false
+            }
+        }
     }
 
     private(set) var phase: Phase = .awaitingFirstCall
@@ -75,7 +87,7 @@ struct UploadState {
         }
         if let rejection {
             phase = .responded
-            return .queue(rejection.response)
+            return .reject(rejection)
         }
         phase = .readingBody
         return .continueReading
@@ -88,7 +100,7 @@ struct UploadState {
             if body.count + chunk.count > maxBodyBytes {
                 discarded = body.count + chunk.count
                 body = []
-                phase = .discarding(APIError.payloadTooLarge().response)
+                phase = .discarding(APIError.payloadTooLarge())
                 return .continueReading
             }
             body.append(contentsOf: chunk)
@@ -108,9 +120,9 @@ struct UploadState {
         case .readingBody:
             phase = .processing
             return .process
-        case .discarding(let response):
+        case .discarding(let refusal):
             phase = .responded
-            return .queue(response)
+            return .reject(refusal)
         case .ready(let response):
             phase = .responded
             return .queue(response)

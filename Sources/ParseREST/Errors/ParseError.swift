@@ -18,16 +18,22 @@ public struct ParseError: Error, Sendable, Equatable {
         case invalidKeyName = 105
         case invalidJSON = 107
         case incorrectType = 111
+        case invalidChannelName = 112
         case objectTooLarge = 116
         case operationForbidden = 119
         case invalidEmailAddress = 125
         case duplicateValue = 137
+        /// parse-server's raw 135: an installation without deviceType (or, here, deviceToken).
+        case missingInstallationField = 135
+        /// parse-server's raw 136: an installation's deviceType or deviceToken changed.
+        case immutableInstallationField = 136
         case validationError = 142
         case usernameMissing = 200
         case passwordMissing = 201
         case usernameTaken = 202
         case emailTaken = 203
         case emailMissing = 204
+        case sessionMissing = 206
         case invalidSessionToken = 209
         case unsupportedService = 252
 

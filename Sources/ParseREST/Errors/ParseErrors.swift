@@ -115,6 +115,16 @@ enum ParseErrors {
         }
     }
 
+    /// A refusal the server makes before routing, with its status kept (413, 414, 431, 503):
+    /// 116 for a body too large, 1 for overload (a 503 the SDK retries, as it should), else 107.
+    static func rejection(_ error: APIError) -> ParseError {
+        switch error.status {
+        case 413: return ParseError(.objectTooLarge, "Request body is too large.", status: 413)
+        case 500...: return ParseError(.internalServerError, error.message, status: error.status, headers: error.headers)
+        default: return ParseError(.invalidJSON, error.message, status: error.status, headers: error.headers)
+        }
+    }
+
     /// The `/v1`-format errors of the paths the facade shares with `/v1` (rate limits, the
     /// reset path's checks, the server's own refusals), by their status and code.
     static func map(_ error: APIError) -> ParseError {

@@ -5,6 +5,8 @@ import JSON
 /// numeric strings (the iOS SDK sends `"limit": "10"`), `where` as an object or a JSON string.
 struct ParseQuery: Sendable, Equatable {
     var constraints: [Constraint] = []
+    /// `$or`'s branches, each a list of constraints (ANDed), beside `constraints`.
+    var alternatives: [[Constraint]] = []
     var order: [QueryPlan.OrderTerm] = []
     /// 100 unless given; at most `maxLimit`. `0` with `count` is the count-only form.
     var limit = 100
@@ -21,6 +23,8 @@ struct ParseQuery: Sendable, Equatable {
     static let maxSkip = 10_000
     /// The values of one `$in` or `$nin`: each is a bound parameter.
     static let maxListValues = 100
+    /// The branches of one `$or`: each is an index range to read.
+    static let maxAlternatives = 10
 
     struct Constraint: Sendable, Equatable {
         let field: String
@@ -31,6 +35,13 @@ struct ParseQuery: Sendable, Equatable {
     enum Operator: String, Sendable, CaseIterable {
         case equal = "$eq", notEqual = "$ne", less = "$lt", lessOrEqual = "$lte", greater = "$gt", greaterOrEqual = "$gte"
         case within = "$in", notWithin = "$nin", exists = "$exists"
+        /// Subqueries (`QuerySubqueries`): the pointers a query of another class finds, or the
+        /// values of one of its fields; the `not` forms exclude them.
+        case inQuery = "$inQuery", notInQuery = "$notInQuery", select = "$select", dontSelect = "$dontSelect"
+        /// An anchored literal prefix only (`^abc`, or the iOS SDK's `^\Qabc\E`), as a filter.
+        case regex = "$regex"
+
+        var isSubquery: Bool { [.inQuery, .notInQuery, .select, .dontSelect].contains(self) }
     }
 
     /// What the parameters are for: a find (`GET /classes/C`) takes them all; a get by id only
@@ -66,7 +77,7 @@ struct ParseQuery: Sendable, Equatable {
                 query.order.append(QueryPlan.OrderTerm(field: field, descending: descending))
             }
         }
-        if let value = parameters["where"] { query.constraints = try constraints(value) }
+        if let value = parameters["where"] { (query.constraints, query.alternatives) = try constraintsAndAlternatives(value) }
         return query
     }
 
@@ -119,6 +130,25 @@ struct ParseQuery: Sendable, Equatable {
         return items.filter { !$0.isEmpty }
     }
 
+    /// A `where`, and its `$or` branches (one level: a `$or` inside a branch is 102).
+    private static func constraintsAndAlternatives(_ value: JSONValue) throws(ParseQueryError) -> ([Constraint], [[Constraint]]) {
+        var document = value
+        if case .string(let text) = value {
+            guard let parsed = try? JSONValue.parse(Array(text.utf8)) else { throw .invalidValue(parameter: "where", expected: "a JSON object") }
+            document = parsed
+        }
+        guard case .object(var members) = document, let or = members.removeValue(forKey: "$or") else { return (try constraints(document), []) }
+        guard case .array(let branches) = or, (1...maxAlternatives).contains(branches.count) else {
+            throw .badConstraint(field: "$or", expected: "an array of 1 to \(maxAlternatives) queries")
+        }
+        var alternatives: [[Constraint]] = []
+        for branch in branches {
+            guard case .object = branch else { throw .badConstraint(field: "$or", expected: "an array of query objects") }
+            alternatives.append(try constraints(branch))
+        }
+        return (try constraints(.object(members)), alternatives)
+    }
+
     private static func constraints(_ value: JSONValue) throws(ParseQueryError) -> [Constraint] {
         var document = value
         if case .string(let text) = value {
@@ -131,7 +161,7 @@ struct ParseQuery: Sendable, Equatable {
         var result: [Constraint] = []
         for field in members.keys.sorted() {
             guard let constraint = members[field] else { continue }
-            // `$or`, `$and`, `$nor`, `$relatedTo`: query-level operators, none served yet.
+            // `$and`, `$nor`, `$relatedTo`, and a `$or` within a `$or`: not served.
             if field.hasPrefix("$") { throw .unsupportedOperator(field: "where", op: field) }
             try checkKeyName(field)
             result += try self.constraints(on: field, constraint)
@@ -149,6 +179,12 @@ struct ParseQuery: Sendable, Equatable {
         for key in members.keys.sorted() {
             guard let operand = members[key] else { continue }
             guard key.hasPrefix("$") else { throw .badConstraint(field: field, expected: "a value, a Pointer, a Date or an object of operators") }
+            // `$options` qualifies a `$regex`: only no options are served (a case-insensitive
+            // match would need an index of its own).
+            if key == "$options" {
+                guard members["$regex"] != nil, operand == .string("") else { throw .unsupportedOperator(field: field, op: key) }
+                continue
+            }
             guard let op = Operator(rawValue: key) else { throw .unsupportedOperator(field: field, op: key) }
             result.append(Constraint(field: field, op: op, value: operand))
         }

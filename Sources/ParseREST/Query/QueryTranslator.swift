@@ -1,4 +1,5 @@
 import Auth
+import VideoRegistry
 import JSON
 import Storage
 
@@ -27,12 +28,55 @@ enum QueryTranslator {
     /// The pointers `include` may name, per class.
     static let includable: [String: Set<String>] = ["Video": ["owner", "rallyId"], "Activity": ["fromUser", "toUser", "video"]]
 
-    static func translate(_ query: ParseQuery, in schema: ParseSchema) throws(ParseQueryError) -> TranslatedQuery {
+    /// `viewer` is whom a subquery's rows must be visible to (`QuerySubqueries`); `depth`, how
+    /// deep in subqueries this query is.
+    static func translate(_ query: ParseQuery, in schema: ParseSchema, viewer: Viewer = .anonymous, depth: Int = 0)
+        throws(ParseQueryError) -> TranslatedQuery {
+        for term in query.order { _ = try schema.field(term.field) }
+        let common = try translate(query.constraints, schema, viewer: viewer, depth: depth)
+        var filter = common.conditions.isEmpty ? SQL("1 = 1") : SQL.joined(common.conditions, separator: " AND ")
+        let plan: (order: String, byKey: Bool)
+        if query.alternatives.isEmpty {
+            plan = try choosePlan(query, schema, equal: common.equal, listed: common.listed)
+        } else {
+            // `$or`: each branch, with the constraints beside it, must be a query a plan serves;
+            // the database reads each branch's index range and merges them (SQLite's
+            // multi-index OR, PostgreSQL's BitmapOr), sorted by the query's order.
+            var branches: [SQL] = []
+            var plans: [(order: String, byKey: Bool)] = []
+            for alternative in query.alternatives {
+                let branch = try translate(alternative, schema, viewer: viewer, depth: depth)
+                plans.append(try choosePlan(query, schema, equal: common.equal.union(branch.equal), listed: common.listed.union(branch.listed)))
+                branches.append(branch.conditions.isEmpty ? "1 = 1" : "(\(SQL.joined(branch.conditions, separator: " AND ")))")
+            }
+            filter = "\(filter) AND (\(SQL.joined(branches, separator: " OR ")))"
+            plan = plans.first { !$0.byKey } ?? plans[0]
+        }
+        if let keys = query.keys { for key in keys where !schema.outputOnly.contains(key) { _ = try schema.field(key) } }
+        let allowed = includable[schema.className] ?? []
+        for name in query.include where !allowed.contains(name) { throw .cannotInclude(name) }
+        let byKey = query.alternatives.isEmpty ? plan.byKey : false
+        return TranslatedQuery(
+            filter: filter, order: plan.order, limit: query.limit, skip: query.skip, count: query.count, byKey: byKey,
+            keys: query.keys.map(Set.init), include: Set(query.include))
+    }
+
+    /// The constraints as bound conditions, with the fields they constrain by one value
+    /// (`equal`, subqueries' keys included) and by a list (`listed`), which choose the plan.
+    private static func translate(_ constraints: [ParseQuery.Constraint], _ schema: ParseSchema, viewer: Viewer, depth: Int)
+        throws(ParseQueryError) -> (conditions: [SQL], equal: Set<String>, listed: Set<String>) {
         var conditions: [SQL] = []
         var equal = Set<String>()
         var listed = Set<String>()
-        for constraint in query.constraints {
+        for constraint in constraints {
             let field = try schema.field(constraint.field)
+            if constraint.op.isSubquery {
+                conditions.append(try QuerySubqueries.condition(constraint, field, viewer: viewer, depth: depth))
+                // The keys a subquery finds select rows as an equality does, one index range
+                // per key (the database merges them); the `not` forms only filter.
+                if constraint.op == .inQuery || constraint.op == .select { equal.insert(constraint.field) }
+                continue
+            }
             conditions.append(try condition(constraint, field))
             if constraint.op == .equal, constraint.value != .null { equal.insert(constraint.field) }
             if constraint.op == .within { listed.insert(constraint.field) }
@@ -40,19 +84,11 @@ enum QueryTranslator {
         // username_key carries the index (and the case-insensitive uniqueness); the equality
         // on username itself keeps Parse's exact match.
         if schema.className == "_User" {
-            for constraint in query.constraints where constraint.field == "username" && constraint.op == .equal {
+            for constraint in constraints where constraint.field == "username" && constraint.op == .equal {
                 if case .string(let name) = constraint.value { conditions.append("users.username_key = \(Validation.key(name))") }
             }
         }
-        for term in query.order { _ = try schema.field(term.field) }
-        let plan = try choosePlan(query, schema, equal: equal, listed: listed)
-        if let keys = query.keys { for key in keys where !schema.outputOnly.contains(key) { _ = try schema.field(key) } }
-        let allowed = includable[schema.className] ?? []
-        for name in query.include where !allowed.contains(name) { throw .cannotInclude(name) }
-        return TranslatedQuery(
-            filter: conditions.isEmpty ? "1 = 1" : SQL.joined(conditions, separator: " AND "),
-            order: plan.order, limit: query.limit, skip: query.skip, count: query.count, byKey: plan.byKey,
-            keys: query.keys.map(Set.init), include: Set(query.include))
+        return (conditions, equal, listed)
     }
 
     /// The first plan whose equalities the query constrains and whose orders include the
@@ -113,6 +149,10 @@ enum QueryTranslator {
             guard !binds.isEmpty else { return negated ? "1 = 1" : "1 = 0" }
             let list = SQL.joined(binds, separator: ", ")
             return negated ? "\(unsafe: column) NOT IN (\(list))" : "\(unsafe: column) IN (\(list))"
+        case .regex:
+            return try prefix(constraint, field)
+        case .inQuery, .notInQuery, .select, .dontSelect:
+            throw .unsupportedOperator(field: constraint.field, op: constraint.op.rawValue)
         case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual:
             let value = try operand(constraint.value, field, constraint.field)
             if value == .null, field.nullable, constraint.op == .equal || constraint.op == .notEqual {
@@ -130,7 +170,7 @@ enum QueryTranslator {
         case .lessOrEqual: "<="
         case .greater: ">"
         case .greaterOrEqual: ">="
-        case .within, .notWithin, .exists: "="
+        default: "="
         }
         switch value {
         case .null:
@@ -154,9 +194,53 @@ enum QueryTranslator {
             case .lessOrEqual: return "\(unsafe: column) <= \(floor)"
             case .greaterOrEqual: return "\(unsafe: column) >= \(exact ? floor : floor + 1)"
             case .less: return "\(unsafe: column) < \(exact ? floor : floor + 1)"
-            case .within, .notWithin, .exists: return "1 = 0"
+            default: return "1 = 0"
             }
         }
+    }
+
+    /// `$regex` as an anchored literal prefix, `^abc` or the iOS SDK's `hasPrefix` form
+    /// `^\Qabc\E`, on a text field: `substr(column, 1, n) = prefix` (n code points), the same on
+    /// both databases, case-sensitive as a regex is. It filters the rows a plan's index selects
+    /// and never selects rows itself, so it cannot make a query scan. Any other pattern is 102.
+    private static func prefix(_ constraint: ParseQuery.Constraint, _ field: ParseSchema.Field) throws(ParseQueryError) -> SQL {
+        guard field.type == .string, case .string(let pattern) = constraint.value,
+              let prefix = literalPrefix(pattern) else {
+            throw .unsupportedOperator(field: constraint.field, op: "$regex (other than an anchored literal prefix on a text field)")
+        }
+        if prefix.isEmpty { return "1 = 1" }
+        // The length is a number this code counted, spliced as a literal: PostgreSQL has no
+        // substr(text, integer, bigint) for a bound 64-bit parameter.
+        return "substr(\(unsafe: field.column), 1, \(unsafe: String(prefix.unicodeScalars.count))) = \(prefix)"
+    }
+
+    /// The literal a `^...` pattern starts every match with, when the pattern is nothing else:
+    /// `^\Q...\E`, or `^` and characters none of which is special (a `\` escapes one
+    /// punctuation character). Nil for anything else.
+    static func literalPrefix(_ pattern: String) -> String? {
+        guard pattern.hasPrefix("^") else { return nil }
+        let body = pattern.dropFirst()
+        if body.hasPrefix("\\Q") {
+            guard body.hasSuffix("\\E"), body.count >= 4 else { return nil }
+            let literal = body.dropFirst(2).dropLast(2)
+            return literal.contains("\\E") ? nil : String(literal)
+        }
+        var literal = ""
+        var escaped = false
+        for character in body {
+            if escaped {
+                guard character.isPunctuation || character.isSymbol else { return nil }
+                literal.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if ".^$*+?()[]{}|".contains(character) {
+                return nil
+            } else {
+                literal.append(character)
+            }
+        }
+        return escaped ? nil : literal
     }
 
     private static func exactDay(_ millis: Int64) -> Int? {

@@ -22,7 +22,7 @@ struct ClassReads: Sendable {
             writer.endArray()
             if query.count {
                 let total = try connection.fetchValue(
-                    "SELECT COUNT(*) FROM \(unsafe: schema.table) WHERE \(query.filter) AND \(visibility(schema, viewer, query.byKey))",
+                    "SELECT COUNT(*) FROM \(unsafe: schema.table) WHERE \(query.filter) AND \(Self.visibility(schema, viewer, query.byKey))",
                     as: Int64.self) ?? 0
                 writer.field("count", total)
             }
@@ -43,7 +43,8 @@ struct ClassReads: Sendable {
         }
     }
 
-    private func visibility(_ schema: ParseSchema, _ viewer: Viewer, _ byKey: Bool) -> SQL {
+    /// The domain's predicate on the rows of `schema` this viewer may see (a subquery's too).
+    static func visibility(_ schema: ParseSchema, _ viewer: Viewer, _ byKey: Bool) -> SQL {
         switch schema.className {
         case "Video": viewer.visibilityFilter(schema.alias, rows: byKey ? .one : .many)
         case "_User": viewer.accountFilter(schema.alias)
@@ -107,7 +108,7 @@ struct ClassReads: Sendable {
         default: VideoRow.columns
         }
         return """
-            SELECT \(columns) FROM \(unsafe: schema.table) WHERE \(query.filter) AND \(visibility(schema, viewer, query.byKey)) \
+            SELECT \(columns) FROM \(unsafe: schema.table) WHERE \(query.filter) AND \(Self.visibility(schema, viewer, query.byKey)) \
             ORDER BY \(unsafe: query.order) LIMIT \(query.limit) OFFSET \(query.skip)
             """
     }

@@ -11,17 +11,37 @@ struct ClassRoutes {
     let reads: ClassReads
     let writes: ClassWrites
 
+    let installations: InstallationRoutes
+
     var endpoints: [ParseEndpoint] {
         let write = RoutePolicy.public(pool: .blocking)
+        // `_Installation` under /classes is the iOS SDK's path for what /installations serves.
+        let installation: @Sendable (Parameters) -> Bool = { parameters in parameters["className"] == InstallationRoutes.className }
+        let (writes, installations) = (self.writes, self.installations)
         return [
             ParseEndpoint("/classes/{className}", [
-                "GET": ({ request, parameters in try Self.find(try Self.schema(parameters), sessions, reads)(request, parameters) }, .public),
-                "POST": (writes.create, write),
+                "GET": ({ request, parameters in
+                    if installation(parameters) { return try installations.find(request, parameters) }
+                    return try Self.find(try Self.schema(parameters), sessions, reads)(request, parameters)
+                }, .public),
+                "POST": ({ @Sendable request, parameters in
+                    if installation(parameters) { return try installations.create(request, parameters) }
+                    return try writes.create(request, parameters)
+                }, write),
             ]),
             ParseEndpoint("/classes/{className}/{objectId}", [
-                "GET": ({ request, parameters in try Self.get(try Self.schema(parameters), sessions, reads)(request, parameters) }, .public),
-                "PUT": (writes.update, write),
-                "DELETE": (writes.delete, write),
+                "GET": ({ request, parameters in
+                    if installation(parameters) { return try installations.get(request, parameters) }
+                    return try Self.get(try Self.schema(parameters), sessions, reads)(request, parameters)
+                }, .public),
+                "PUT": ({ @Sendable request, parameters in
+                    if installation(parameters) { return try installations.update(request, parameters) }
+                    return try writes.update(request, parameters)
+                }, write),
+                "DELETE": ({ @Sendable request, parameters in
+                    if installation(parameters) { return try installations.delete(request, parameters) }
+                    return try writes.delete(request, parameters)
+                }, write),
             ]),
         ]
     }
@@ -30,7 +50,12 @@ struct ClassRoutes {
     static func find(_ schema: ParseSchema, _ sessions: ParseSessions, _ reads: ClassReads) -> ParseHandler {
         { request, _ in
             let identity = try sessions.caller(request)
-            let query = try QueryTranslator.translate(try ParseQuery.parse(request.parameters, for: .find), in: schema)
+            let parsed = try ParseQuery.parse(request.parameters, for: .find)
+            var query = try QueryTranslator.translate(parsed, in: schema, viewer: Viewer(identity))
+            // The app's home feed is the list /v1 keeps ready: read from the home timeline.
+            if let identity, HomeFeedShape.matches(parsed, schema, callerID: identity.userID) {
+                query = try HomeFeedShape.page(query, parsed, for: identity, on: reads.database)
+            }
             return .json(200, writer: try reads.find(schema, query, viewer: Viewer(identity)))
         }
     }
@@ -42,13 +67,13 @@ struct ClassRoutes {
             var query = try ParseQuery.parse(request.parameters, for: .get)
             query.constraints.append(.init(field: "objectId", op: .equal, value: .string(try parameters.require("objectId"))))
             query.limit = 1
-            let translated = try QueryTranslator.translate(query, in: schema)
+            let translated = try QueryTranslator.translate(query, in: schema, viewer: Viewer(identity))
             return .json(200, writer: try reads.get(schema, translated, viewer: Viewer(identity)))
         }
     }
 
     /// The class the path names: 103 for a name Parse could not have made, 119 for one this
-    /// server does not serve (yet: _Installation; never: _Session, _Role).
+    /// server does not serve (_Session, _Role: never).
     static func schema(_ parameters: Parameters) throws -> ParseSchema {
         let name = try parameters.require("className")
         if let schema = ParseSchema.byClassName[name] { return schema }

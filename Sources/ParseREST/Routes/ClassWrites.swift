@@ -18,6 +18,8 @@ struct ClassWrites: Sendable {
     let videos: Videos
     let social: Social
     let moderation: Moderation
+    /// `_User`'s writes: the caller's profile.
+    let profile: ProfileWrites
     /// `/v1`'s per-user write limit, counted once per write (a batch's too).
     let countWrite: @Sendable (String) throws -> Void
 
@@ -57,6 +59,7 @@ struct ClassWrites: Sendable {
 
     @Sendable func update(_ request: ParseRequest, _ parameters: Parameters) throws -> Response {
         let schema = try ClassRoutes.schema(parameters)
+        if schema.className == "_User" { return try profile.update(request, parameters) }
         let id = try parameters.require("objectId")
         let identity = try writer(request)
         guard schema.className == "Video" else {
@@ -64,11 +67,23 @@ struct ClassWrites: Sendable {
             throw Self.readOnly(schema)
         }
         // The fields a video's owner may change on /v1 (PATCH /v1/videos/{id}); the others are
-        // the video's identity.
-        for name in ["youtubeID", "nDay", "rallyId", "owner"] where request.body[name] != nil {
-            throw ParseError(.operationForbidden, "Video.\(name) cannot be changed.")
+        // the video's identity: sent unchanged they are accepted (qs-parse-rest, as ParsePy,
+        // PUTs every field it holds), changed they are 119.
+        let identityFields = ["youtubeID", "nDay", "rallyId", "owner"]
+        if identityFields.contains(where: { request.body[$0] != nil }) {
+            let stored = try videos.video(id: id, viewer: Viewer(identity))
+            let values: [String: JSONValue] = [
+                "youtubeID": .string(stored.youtubeID.value), "nDay": .int(Int64(stored.day)),
+                "rallyId": .object(["__type": .string("Pointer"), "className": .string("Rallye"), "objectId": .string(stored.rallyID)]),
+                "owner": .object(["__type": .string("Pointer"), "className": .string("_User"), "objectId": .string(stored.ownerID)]),
+            ]
+            for name in identityFields {
+                guard let sent = request.body[name] else { continue }
+                guard Self.same(sent, values[name]) else { throw ParseError(.operationForbidden, "Video.\(name) cannot be changed.") }
+            }
         }
-        let body = try WriteBody(request.body, className: "Video", writable: ["title", "description"], ignored: ["ACL", "nLikes", "nComments"])
+        let body = try WriteBody(request.body, className: "Video", writable: ["title", "description"],
+                                 ignored: Set(["ACL", "nLikes", "nComments"] + identityFields))
         let video = try videos.update(id: id, title: try body.string("title"), description: try body.string("description"), by: identity)
         let updatedAt = try reads.videoUpdatedAt(id: video.id) ?? video.createdAt
         var writer = JSONWriter(capacity: 96)
@@ -177,6 +192,18 @@ struct ClassWrites: Sendable {
         case .inappropriate:
             throw ParseError(.operationForbidden, "A flag cannot be taken back; moderators dismiss flags.")
         }
+    }
+
+    /// A sent value equal to the stored one: a number as a number, a Pointer by its class and id
+    /// (a client may add fields to a Pointer, or send the included object back).
+    private static func same(_ sent: JSONValue, _ stored: JSONValue?) -> Bool {
+        guard let stored else { return false }
+        if let number = stored.intValue, case .int = stored { return sent.intValue == number }
+        if stored["__type"] != nil {
+            return sent["className"] == stored["className"] && sent["objectId"] == stored["objectId"]
+                && ["Pointer", "Object"].contains(sent["__type"]?.stringValue ?? "")
+        }
+        return sent == stored
     }
 
     private static func readOnly(_ schema: ParseSchema) -> ParseError {

@@ -11,6 +11,7 @@ struct SessionRoutes {
     let reads: ClassReads
     let mail: ParseFacade.AccountMail
     let limits: ParseFacade.Limits
+    let profile: ProfileWrites
 
     var endpoints: [ParseEndpoint] {
         let signUp = RoutePolicy.public(limit: limits.signups, pool: .offload)
@@ -21,7 +22,10 @@ struct SessionRoutes {
             ParseEndpoint("/login", ["GET": (self.logIn, logIn), "POST": (self.logIn, logIn)]),
             ParseEndpoint("/logout", ["POST": (logOut, .public(pool: .blocking))]),
             ParseEndpoint("/users/me", ["GET": (me, .public)]),
-            ParseEndpoint("/users/{objectId}", ["GET": (ClassRoutes.get(ParseSchema.user, sessions, reads), .public)]),
+            ParseEndpoint("/users/{objectId}", [
+                "GET": (ClassRoutes.get(ParseSchema.user, sessions, reads), .public),
+                "PUT": (profile.update, .public(pool: .blocking)),
+            ]),
             ParseEndpoint("/requestPasswordReset", ["POST": (requestPasswordReset, .public(pool: .blocking))]),
         ]
     }
