@@ -1,7 +1,8 @@
 import Auth
 import HTTP
 
-/// The moderation console (`/console/`): static HTML, CSS and JavaScript embedded in the binary
+/// The console (`/console/`) for moderators and, with the operators' screens of
+/// `operators.js` (calendar, announcements, statistics), admins: static HTML, CSS and JavaScript embedded in the binary
 /// (`Sources/SocialAPI/Console`), loaded without a session; every API call it makes needs one.
 ///
 /// Every file is served with `PageHeaders`: a Content-Security-Policy that allows scripts,
@@ -22,6 +23,7 @@ struct ConsoleRoutes {
     static let files: [String: (contentType: String, bytes: [UInt8])] = [
         "console.js": ("text/javascript; charset=utf-8", PackageResources.console_js),
         "console.css": ("text/css; charset=utf-8", PackageResources.console_css),
+        "operators.js": ("text/javascript; charset=utf-8", PackageResources.operators_js),
         "favicon.svg": ("image/svg+xml", PackageResources.favicon_svg),
     ]
 
