@@ -340,8 +340,9 @@ public final class Accounts: Sendable {
         }
     }
 
-    /// Removes expired sessions and lockout records that no longer count; answers how many
-    /// sessions went. The server runs it periodically.
+    /// Removes expired sessions, lockout records that no longer count and `active_days` rows
+    /// older than 90 days (the statistics read 30); answers how many sessions went. The
+    /// server runs it periodically.
     public func purgeExpired() throws -> Int {
         let now = clock.nowMillis()
         return try database.write { connection in

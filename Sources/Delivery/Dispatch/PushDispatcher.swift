@@ -5,7 +5,8 @@ import JSON
 import Storage
 import Telemetry
 
-/// Delivers the `push` lane's jobs (queued by `Notifier`) through the configured providers;
+/// Delivers the `push` lane's jobs (queued by `Notifier`, and the moderation alerts of
+/// `ModerationAlerts`, whose payload is the body to send) through the configured providers;
 /// the `DeliveryWorker` around it leases, retries and records.
 ///
 /// Each batch: one read transaction loads every job's notification, device and words; the
