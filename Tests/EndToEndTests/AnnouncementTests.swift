@@ -99,6 +99,8 @@ final class AnnouncementTests: XCTestCase {
             ("empty title", ["title": ["en": "  "], "body": ["en": "x"]], "title"),
             ("long body", ["title": ["en": "x"], "body": ["en": String(repeating: "a", count: 1_001)]], "body"),
             ("title not an object", ["title": "Hi", "body": ["en": "x"]], "title"),
+            ("Spanish not a string", ["title": ["en": "x", "es": 3], "body": ["en": "x"]], "title"),
+            ("English not a string", ["title": ["en": "x"], "body": ["en": ["x"]]], "body"),
             ("bad time", ["title": ["en": "x"], "body": ["en": "x"], "sendAt": "tomorrow"], "sendAt"),
             ("far ahead", ["title": ["en": "x"], "body": ["en": "x"], "sendAt": Self.isoTime(Date().addingTimeInterval(400 * 86_400))], "sendAt"),
             ("long past", ["title": ["en": "x"], "body": ["en": "x"], "sendAt": "2020-01-01T00:00:00.000Z"], "sendAt"),

@@ -41,10 +41,15 @@ struct AnnouncementRoutes {
 
     /// The body's shape, checked here; the texts' and the time's rules are the domain's.
     static func draft(_ body: JSONBody) throws(APIError) -> AnnouncementDraft {
+        // Errors name the object (`title`, `body`), not its member: that is the field a form shows.
         func localized(_ key: String) throws(APIError) -> LocalizedText {
             guard let object = try body.object(key) else { throw APIError.validation(key, "\(key) is required: {\"en\": …, \"es\": …}.") }
-            guard let en = try object.string("en") else { throw APIError.validation(key, "\(key).en is required.") }
-            return LocalizedText(en: en, es: try object.string("es"))
+            guard case .string(let en)? = object.raw["en"] else { throw APIError.validation(key, "\(key).en is required, a string.") }
+            switch object.raw["es"] {
+            case nil, .null?: return LocalizedText(en: en, es: nil)
+            case .string(let es)?: return LocalizedText(en: en, es: es)
+            default: throw APIError.validation(key, "\(key).es is a string.")
+            }
         }
         let audience: Audience
         switch body.raw["audience"] {
