@@ -238,6 +238,7 @@ public final class Accounts: Sendable {
     func startSession(token: SessionToken, userID: String, on connection: any DatabaseConnection) throws {
         let now = clock.nowMillis()
         try sessions.insert(tokenKey: token.storageKey, userID: userID, now: now, expiresAt: now + configuration.sessionLifetimeMillis, on: connection)
+        try sessions.recordActiveDay(userID: userID, now: now, on: connection)
     }
 
     /// Resolves a bearer token to the caller. Unknown, expired and revoked tokens, and
@@ -253,11 +254,15 @@ public final class Accounts: Sendable {
         }
         // Extend on use once half the lifetime has passed: one write per session per half-life.
         // The last use (an export lists it) is written with it, and on its own at most once per
-        // `sessionTouchMillis`: a write per session a day, never one per request.
+        // `sessionTouchMillis`: a write per session a day, never one per request. The first use
+        // of a UTC day writes too, with the user's row of that day (`active_days`, the admin
+        // statistics' active users): still at most one write per session and day.
         let extend = session.expiresAt - now < configuration.sessionLifetimeMillis / 2
-        if extend || now - session.lastUsedAt >= configuration.sessionTouchMillis {
+        let newDay = now / SessionStore.dayMillis != session.lastUsedAt / SessionStore.dayMillis
+        if extend || newDay || now - session.lastUsedAt >= configuration.sessionTouchMillis {
             try database.write { connection in
                 try sessions.touch(tokenKey: key, now: now, extendingUntil: extend ? now + configuration.sessionLifetimeMillis : nil, on: connection)
+                try sessions.recordActiveDay(userID: session.userID, now: now, on: connection)
             }
         }
         let identity = Identity(userID: session.userID, userSeq: session.userSeq, role: role, sessionKey: key)
@@ -335,13 +340,15 @@ public final class Accounts: Sendable {
         }
     }
 
-    /// Removes expired sessions and lockout records that no longer count; answers how many
-    /// sessions went. The server runs it periodically.
+    /// Removes expired sessions, lockout records that no longer count and `active_days` rows
+    /// older than 90 days (the statistics read 30); answers how many sessions went. The
+    /// server runs it periodically.
     public func purgeExpired() throws -> Int {
         let now = clock.nowMillis()
         return try database.write { connection in
             try throttle.purge(now: now, on: connection)
             try tokens.deleteExpired(now: now, on: connection)
+            try sessions.purgeActiveDays(before: now - 90 * SessionStore.dayMillis, on: connection)
             return try sessions.deleteExpired(now: now, on: connection)
         }
     }

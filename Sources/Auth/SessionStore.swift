@@ -31,6 +31,20 @@ struct SessionStore: Sendable {
         }
     }
 
+    static let dayMillis: Int64 = 86_400_000
+
+    /// Marks the user active on `now`'s UTC day (migration 0022's `active_days`); a repeat is a no-op.
+    func recordActiveDay(userID: String, now: Int64, on connection: any DatabaseConnection) throws {
+        try connection.execute("""
+            INSERT INTO active_days (day, user_id) VALUES (\(now / Self.dayMillis), \(userID)) ON CONFLICT (day, user_id) DO NOTHING
+            """)
+    }
+
+    /// Forgets who was active before `before` (milliseconds): the statistics read 30 days.
+    func purgeActiveDays(before: Int64, on connection: any DatabaseConnection) throws {
+        try connection.execute("DELETE FROM active_days WHERE day < \(before / Self.dayMillis)")
+    }
+
     func delete(tokenKey: String, on connection: any DatabaseConnection) throws {
         try connection.execute("DELETE FROM sessions WHERE token_hash = \(tokenKey)")
     }

@@ -42,9 +42,12 @@ package enum BuiltInHooks {
     package struct Configuration: Sendable {
         /// Distinct flags that hide a video automatically (API.md "Moderation").
         package var autoHideFlags = 5
+        /// Where an automatic hide is also reported (the moderation webhook), if anywhere.
+        package var alerts: ModerationAlerts?
 
-        package init(autoHideFlags: Int = 5) {
+        package init(autoHideFlags: Int = 5, alerts: ModerationAlerts? = nil) {
             self.autoHideFlags = autoHideFlags
+            self.alerts = alerts
         }
     }
 
@@ -67,6 +70,7 @@ package enum BuiltInHooks {
                 }
                 try log.record(.autoHide, by: nil, on: .video, id: videoID, reason: "\(video.flagsCount) distinct flags",
                                now: event.entity.createdAt, on: event.connection)
+                try configuration.alerts?.autoHidden(hidden, flags: video.flagsCount, at: event.entity.createdAt, on: event.connection)
             }
         }
         registry.afterDelete(Activity.self) { event in

@@ -5,7 +5,8 @@ import Storage
 import Telemetry
 
 /// Periodic clean-up while the server runs: expired sessions, lockout records that no
-/// longer count, outbox jobs finished more than a day ago, and the like de-duplication
+/// longer count, the days users were active older than 90 days (`Accounts.purgeExpired`),
+/// outbox jobs finished more than a day ago, and the like de-duplication
 /// marks of pushes older than an hour, and the change log's tombstones older than
 /// `--changes-retention`. Runs on its own queue, never on a serving thread.
 package final class Maintenance {

@@ -26,5 +26,7 @@ public enum PostgresMigrationFiles {
         ("0018_account_exports", PackageResources._018_account_exports_sql),
         ("0019_identities", PackageResources._019_identities_sql),
         ("0020_changes", PackageResources._020_changes_sql),
+        ("0021_announcements", PackageResources._021_announcements_sql),
+        ("0022_admin_stats", PackageResources._022_admin_stats_sql),
     ]
 }

@@ -30,6 +30,8 @@ public enum Schema {
         migration("0018_account_exports", PackageResources._018_account_exports_sql),
         migration("0019_identities", PackageResources._019_identities_sql),
         migration("0020_changes", PackageResources._020_changes_sql),
+        migration("0021_announcements", PackageResources._021_announcements_sql),
+        migration("0022_admin_stats", PackageResources._022_admin_stats_sql),
     ]
 
     /// The same changes for PostgreSQL (`migrations/postgres`, embedded by `PostgresSchema`).

@@ -31,6 +31,8 @@ enum APIErrors {
             return map(error)
         case let error as SyncError:
             return map(error)
+        case let error as AnnouncementError:
+            return map(error)
         case let error as ImagingError:
             return map(error)
         case let error as IdentityVerificationError:
@@ -145,6 +147,19 @@ enum APIErrors {
         case .expired:
             return APIError(status: 410, code: "sync_expired",
                             message: "Changes this far back are no longer kept; sync again from the beginning, without since.", field: "since")
+        }
+    }
+
+    static func map(_ error: AnnouncementError) -> APIError {
+        switch error {
+        case .validation(let field, let message):
+            return .validation(field, message)
+        case .notFound:
+            return .notFound("No such announcement.")
+        case .alreadySent:
+            return APIError(status: 409, code: "conflict", message: "This announcement has been sent; it can no longer be cancelled.")
+        case .adminsOnly:
+            return forbidden(message(.adminsOnly))
         }
     }
 

@@ -84,6 +84,8 @@ public final class Application: Sendable {
         public var providers: [PushPlatform: any PushProvider] = [:]
         /// The operator's relay: every notification is also POSTed there, signed.
         public var webhook: WebhookNotifier?
+        /// `--moderation-webhook-url`: where moderation alerts are POSTed, signed (`ModerationAlerts`).
+        public var moderationWebhook: WebhookNotifier?
         /// How long a delivery may take before it counts as failed; its lease is three times that.
         public var attemptMillis: Int64 = 10_000
         public init() {}
@@ -101,6 +103,7 @@ public final class Application: Sendable {
     public let metrics: MetricsRegistry
     public let logger: Logger
     let installations: Installations
+    let announcements: Announcements
     let clock: any WallClock
     private let maintenance: Mutex<Maintenance?> = Mutex(nil)
     /// One worker per outbox lane: feed fan-out, notification broadcasts, deliveries.
@@ -155,8 +158,12 @@ public final class Application: Sendable {
         let registry = HookRegistry()
         // Feed hooks first: they must see a video's activities before the built-in cascade deletes them.
         FeedHooks.register(on: registry, timelines: timelines, clock: clock)
-        BuiltInHooks.register(on: registry, configuration: .init(autoHideFlags: configuration.autoHideFlags), clock: clock)
+        // Alerts only where a moderation webhook is set: none are queued for nobody to take.
+        let alerts = configuration.push.moderationWebhook.map { _ in ModerationAlerts(clock: clock) }
+        BuiltInHooks.register(on: registry, configuration: .init(autoHideFlags: configuration.autoHideFlags, alerts: alerts), clock: clock)
         notifier.register(on: registry)
+        // After the built-in hooks, so a flag's count includes it.
+        alerts?.register(on: registry)
         hooks = registry.build()
         // Every lane's worker counts its jobs in one family of /metrics.
         let countJob: @Sendable (OutboxJob, OutboxWorker.Outcome) -> Void = { job, outcome in
@@ -171,10 +178,11 @@ public final class Application: Sendable {
                                   clock: clock, observe: observeJob)
         var notifyLane = OutboxWorker.Configuration()
         notifyLane.lane = .notify
-        notifyWorker = OutboxWorker(database: database, handlers: notifier.jobHandlers(), groupHandlers: notifier.groupHandlers(), clock: clock,
-                                    configuration: notifyLane, observe: observeJob)
+        announcements = Announcements(database: database, notifier: notifier, clock: clock)
+        notifyWorker = OutboxWorker(database: database, handlers: notifier.jobHandlers().merging(announcements.jobHandlers()) { first, _ in first },
+                                    groupHandlers: notifier.groupHandlers(), clock: clock, configuration: notifyLane, observe: observeJob)
         let dispatcher = PushDispatcher(database: database, providers: configuration.push.providers, webhook: configuration.push.webhook,
-                                        clock: clock, metrics: metrics)
+                                        moderationWebhook: configuration.push.moderationWebhook, clock: clock, metrics: metrics)
         var pushLane = DeliveryWorker.Configuration()
         pushLane.leaseMillis = configuration.push.attemptMillis * 3
         // A push that failed on its way (a timeout, a dropped connection, a 5xx) is retried; why
@@ -277,6 +285,8 @@ public final class Application: Sendable {
         ModerationRoutes(reads: ModerationReads(lists: lists), users: userReads, videos: videoReads, codec: cursors, moderation: moderation,
                          pictureCache: pictureCache)
             .register(on: router)
+        AnnouncementRoutes(announcements: announcements, lists: lists, codec: cursors).register(on: router)
+        AdminStatsRoutes(database: database, clock: clock).register(on: router)
         NotificationRoutes(notifications: NotificationReads(lists: lists), codec: cursors, installations: installations,
                            inbox: Inbox(database: database, clock: clock)).register(on: router)
         if let settings = configuration.publicWeb {

@@ -1,4 +1,5 @@
 import Auth
+import Community
 import Foundation
 import SocialAPI
 import Storage
@@ -15,6 +16,7 @@ enum PacenoteCommand {
         ("import-parse", ImportParseCommand.spec, ImportParseCommand.run),
         ("outbox", OutboxCommand.spec, OutboxCommand.run),
         ("push", PushCommand.spec, PushCommand.run),
+        ("announce", AnnounceCommand.spec, AnnounceCommand.run),
     ]
 
     static var usage: String {
@@ -117,6 +119,7 @@ enum CommandError {
         case AuthError.emailTaken: return "that email address is already registered"
         case AuthError.notFound: return "no such user"
         case AuthError.validation(let field, let message): return "\(field): \(message)"
+        case AnnouncementError.validation(let field, let message): return "\(field): \(message)"
         default: return String(describing: error)
         }
     }

@@ -16,6 +16,8 @@ enum PushOptions {
         .init("fcm-url", "URL", "FCM base URL (https://fcm.googleapis.com)"),
         .init("webhook-url", "URL", "the operator's relay: every notification is also POSTed there, signed"),
         .init("webhook-secret", "SECRET", "the key of the webhook's X-Pacenote-Signature"),
+        .init("moderation-webhook-url", "URL", "where moderation alerts go (a video's first flag, automatic hides, bans), signed like the webhook"),
+        .init("moderation-webhook-secret", "SECRET", "the key of the moderation webhook's X-Pacenote-Signature"),
         .init("push-ca-file", "FILE", "CA certificates to trust for these services, beside the system's"),
         .init("push-timeout", "DURATION", "deadline of one push request (10s)"),
     ]
@@ -49,14 +51,22 @@ enum PushOptions {
             configuration.requestTimeoutMillis = Int(timeout)
             services.webhook = try WebhookNotifier(configuration: configuration)
         }
+        if let url = options.string("moderation-webhook-url") {
+            guard let secret = options.string("moderation-webhook-secret") else {
+                throw Options.UsageError(description: "--moderation-webhook-url needs --moderation-webhook-secret")
+            }
+            var configuration = WebhookConfiguration(url: url, secret: secret, caFile: caFile)
+            configuration.requestTimeoutMillis = Int(timeout)
+            services.moderationWebhook = try WebhookNotifier(configuration: configuration)
+        }
         return services
     }
 
     /// What `serve` says at start: which platforms are pushed to, and which are not.
-    static func summary(_ services: Application.PushServices) -> (ios: String, android: String, webhook: String) {
+    static func summary(_ services: Application.PushServices) -> (ios: String, android: String, webhook: String, moderation: String) {
         let describe = { (platform: PushPlatform) in
             services.providers[platform].map { "pushed through \($0.name)" } ?? "not pushed (no settings; notifications still reach the inbox)"
         }
-        return (describe(.ios), describe(.android), services.webhook == nil ? "off" : "on")
+        return (describe(.ios), describe(.android), services.webhook == nil ? "off" : "on", services.moderationWebhook == nil ? "off" : "on")
     }
 }

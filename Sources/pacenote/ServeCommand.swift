@@ -86,7 +86,7 @@ enum ServeCommand {
         let providers = signIn.configuredProviders.map(\.rawValue)
         logger.info("sign-in providers", ["on": providers.isEmpty ? "none (their sign-in routes answer 503)" : providers.joined(separator: ",")])
         let push = PushOptions.summary(configuration.push)
-        logger.info("push services", ["ios": push.ios, "android": push.android, "webhook": push.webhook])
+        logger.info("push services", ["ios": push.ios, "android": push.android, "webhook": push.webhook, "moderationWebhook": push.moderation])
         logger.info("mail", ["smtp": configuration.mail == nil ? "off (the mail endpoints answer 503; `pacenote user reset-link` makes links)" : "on"])
         logger.info("parse facade", ["rest": configuration.parse == nil ? "off" : "on under /parse/ and /1/"])
         logger.info("public web", ["pages": configuration.publicWeb.map { "on at \($0.publicURL.text)" } ?? "off"])

@@ -11,7 +11,8 @@ final class CommandHelpTests: XCTestCase {
     func testEveryCommandAnswersHelpWithItsOptions() throws {
         // Each command with options only it takes (and one every database command takes).
         let cases: [(command: [String], mustList: [String])] = [
-            (["serve"], ["--listen", "--public-read", "--bcrypt-cost", "--session-lifetime", "--fanout-sync-limit", "--data-dir", "--outbox-workers"]),
+            (["serve"], ["--listen", "--public-read", "--bcrypt-cost", "--session-lifetime", "--fanout-sync-limit", "--data-dir", "--outbox-workers",
+                         "--moderation-webhook-url", "--moderation-webhook-secret"]),
             (["migrate"], ["--data-dir", "--database"]),
             (["user"], ["user create", "user role", "user export"]),
             (["user", "create"], ["--username", "--email", "--password", "--role", "--data-dir"]),
@@ -19,6 +20,7 @@ final class CommandHelpTests: XCTestCase {
             (["user", "export"], ["USERNAME", "--public-url", "--data-dir", "--database"]),
             (["backup"], ["FILE", "--data-dir"]),
             (["import-parse"], ["DIR", "--files", "--batch-size", "--following-depth", "--data-dir"]),
+            (["announce"], ["--title", "--body", "--title-es", "--body-es", "--send-at", "--data-dir", "--database"]),
         ]
         for (command, mustList) in cases {
             for flag in ["--help", "-h"] {
@@ -53,7 +55,7 @@ final class CommandHelpTests: XCTestCase {
         XCTAssertFalse(value.stdout.contains("usage: pacenote backup"), value.stdout)
         let overview = try run(["help"])
         XCTAssertEqual(overview.status, 0)
-        for command in ["serve", "migrate", "user", "backup", "import-parse"] {
+        for command in ["serve", "migrate", "user", "backup", "import-parse", "announce"] {
             XCTAssertTrue(overview.stdout.contains("pacenote \(command)"), overview.stdout)
         }
     }

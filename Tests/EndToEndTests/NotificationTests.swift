@@ -181,6 +181,9 @@ final class NotificationTests: ServerTestCase {
             ("platform", ["platform": "windows", "deviceToken": token], "platform"),
             ("short token", ["platform": "ios", "deviceToken": "abc"], "deviceToken"),
             ("spaces", ["platform": "ios", "deviceToken": String(repeating: "a b ", count: 10)], "deviceToken"),
+            // APNs tokens are hex: one that is not is refused here, not pruned at its first push.
+            ("iOS not hex", ["platform": "ios", "deviceToken": String(repeating: "xyz-", count: 16)], "deviceToken"),
+            ("iOS odd length", ["platform": "ios", "deviceToken": String(repeating: "a", count: 63)], "deviceToken"),
             ("locale", ["platform": "ios", "deviceToken": token, "locale": "<script>"], "locale"),
             ("no token", ["platform": "ios"], "deviceToken"),
         ]

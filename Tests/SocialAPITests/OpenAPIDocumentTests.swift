@@ -65,7 +65,7 @@ final class OpenAPIDocumentTests: XCTestCase {
             "POST /v1/users", "POST /v1/sessions", "POST /v1/sessions/apple", "POST /v1/sessions/google", "POST /v1/sessions/facebook", "GET /healthz", "GET /metrics", "GET /openapi.json",
             "POST /v1/email-verifications/confirm", "POST /v1/password-resets", "POST /v1/password-resets/confirm",
             "GET /account/verify", "GET /account/reset", "GET /account/account.js", "GET /account/account.css",
-            "GET /console/", "GET /console/{file}", "GET /media/avatars/{name}",
+            "GET /console/", "GET /console/{file}", "GET /favicon.ico", "GET /media/avatars/{name}",
         ]
         let document = try Self.document()
         let global = try XCTUnwrap(document["security"] as? [[String: Any]])

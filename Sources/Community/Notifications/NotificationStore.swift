@@ -7,6 +7,8 @@ import VideoRegistry
 package enum NotificationKind: String, Sendable, CaseIterable {
     case like, comment, follow
     case newVideo = "new_video"
+    /// An operator's announcement (`Announcements`): no activity, no video.
+    case announcement
 
     package init?(_ activity: ActivityKind) {
         switch activity {
@@ -25,6 +27,7 @@ package struct NotificationRow: Sendable, Equatable {
     package let kind: NotificationKind
     package let activityID: String?
     package let videoID: String?
+    package let announcementID: String?
     package let createdAt: Int64
     package let readAt: Int64?
 }
@@ -101,7 +104,7 @@ package struct NotificationStore {
                       on connection: any DatabaseConnection) throws -> [NotificationRow] {
         let position: SQL = after.map { "AND n.seq \(direction.comparison) \($0)" } ?? ""
         return try connection.fetchAll("""
-            SELECT n.seq, n.id, n.kind, n.activity_id, n.video_id, n.created_at, n.read_at
+            SELECT n.seq, n.id, n.kind, n.activity_id, n.video_id, n.announcement_id, n.created_at, n.read_at
             FROM notifications n LEFT JOIN videos v ON v.id = n.video_id
             WHERE n.user_id = \(recipientID) \(position) AND (n.video_id IS NULL OR \(viewer.visibilityFilter()))
               AND \(viewer.authorFilter("n", column: "actor_id"))
@@ -110,7 +113,8 @@ package struct NotificationStore {
             NotificationRow(
                 seq: try reader.next(), id: try reader.next(),
                 kind: try NotificationKind(rawValue: reader.next()).orThrow(column: "kind", expected: "a notification kind"),
-                activityID: try reader.next(), videoID: try reader.next(), createdAt: try reader.next(), readAt: try reader.next())
+                activityID: try reader.next(), videoID: try reader.next(), announcementID: try reader.next(),
+                createdAt: try reader.next(), readAt: try reader.next())
         })
     }
 

@@ -206,7 +206,7 @@ package struct Notifier: Sendable {
 
     /// Queues the deliveries of the notifications whose seq is in `seqs`: one per device of a
     /// configured platform, one to the webhook. Idempotency keys make a repeat a no-op.
-    private func queueDeliveries(seqs: ClosedRange<Int64>, now: Int64, on connection: any DatabaseConnection) throws {
+    package func queueDeliveries(seqs: ClosedRange<Int64>, now: Int64, on connection: any DatabaseConnection) throws {
         if !configuration.platforms.isEmpty {
             let platforms = SQL.joined(configuration.platforms.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue)" }, separator: ", ")
             try outbox.enqueue(

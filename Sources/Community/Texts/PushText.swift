@@ -47,6 +47,10 @@ package enum PushText {
             return title.map { "\(a) posted a new video: \($0)" } ?? "\(a) posted a new video."
         case (.newVideo, true):
             return title.map { "\(a) publicó un vídeo nuevo: \($0)" } ?? "\(a) publicó un vídeo nuevo."
+        case (.announcement, _):
+            // The operator's words, not ours: the caller picks them in the reader's language
+            // (`LocalizedText`) and passes the body as `commentText`, whole.
+            return commentText ?? ""
         }
     }
 

@@ -5,7 +5,8 @@ import JSON
 import Storage
 import Telemetry
 
-/// Delivers the `push` lane's jobs (queued by `Notifier`) through the configured providers;
+/// Delivers the `push` lane's jobs (queued by `Notifier`, and the moderation alerts of
+/// `ModerationAlerts`, whose payload is the body to send) through the configured providers;
 /// the `DeliveryWorker` around it leases, retries and records.
 ///
 /// Each batch: one read transaction loads every job's notification, device and words; the
@@ -17,13 +18,17 @@ package struct PushDispatcher: Sendable {
     package let database: any Database
     package let providers: [PushPlatform: any PushProvider]
     package let webhook: WebhookNotifier?
+    /// `--moderation-webhook-url`: where `ModerationAlerts`' jobs go.
+    package let moderationWebhook: WebhookNotifier?
     package let clock: any WallClock
     package let metrics: MetricsRegistry
 
-    package init(database: any Database, providers: [PushPlatform: any PushProvider], webhook: WebhookNotifier?, clock: any WallClock, metrics: MetricsRegistry) {
+    package init(database: any Database, providers: [PushPlatform: any PushProvider], webhook: WebhookNotifier?,
+                 moderationWebhook: WebhookNotifier? = nil, clock: any WallClock, metrics: MetricsRegistry) {
         self.database = database
         self.providers = providers
         self.webhook = webhook
+        self.moderationWebhook = moderationWebhook
         self.clock = clock
         self.metrics = metrics
     }
@@ -38,6 +43,7 @@ package struct PushDispatcher: Sendable {
         package enum Target {
             case device(PushMessage, installationID: String)
             case webhook(WebhookDelivery)
+            case moderation(WebhookDelivery)
         }
         package let index: Int
         package let target: Target
@@ -47,6 +53,7 @@ package struct PushDispatcher: Sendable {
             switch target {
             case .device(let message, _): return message.platform.rawValue
             case .webhook: return "webhook"
+            case .moderation: return "moderation"
             }
         }
     }
@@ -89,6 +96,10 @@ package struct PushDispatcher: Sendable {
 
     /// One lane's messages through its provider; without one configured, they are skipped.
     private func send(_ group: [Prepared], lane: String) -> (provider: String?, outcomes: [PushOutcome]) {
+        if lane == "moderation" {
+            guard let moderationWebhook else { return (nil, group.map { _ in .failed(reason: "no moderation webhook configured") }) }
+            return ("moderation-webhook", moderationWebhook.send(group.compactMap { if case .moderation(let delivery) = $0.target { delivery } else { nil } }))
+        }
         if lane == "webhook" {
             guard let webhook else { return (nil, group.map { _ in .failed(reason: "no webhook configured") }) }
             return (webhook.name, webhook.send(group.compactMap { if case .webhook(let delivery) = $0.target { delivery } else { nil } }))
@@ -127,6 +138,11 @@ package struct PushDispatcher: Sendable {
     // MARK: Preparing
 
     private func prepare(_ job: OutboxJob, index: Int, on connection: any DatabaseConnection) throws -> Preparation {
+        if job.kind == ModerationAlerts.jobKind {
+            // The payload is the alert's body, built when it was queued; sent as is.
+            guard let id = try? JobInput(job).string("id") else { return .settled(.failed("malformed payload")) }
+            return .ready(Prepared(index: index, target: .moderation(WebhookDelivery(id: id, body: Array(job.payload.utf8))), createdAt: clock.nowMillis()))
+        }
         guard let input = try? JobInput(job), let notificationID = try? input.string("n") else {
             return .settled(.failed("malformed payload"))
         }
@@ -150,13 +166,16 @@ package struct PushDispatcher: Sendable {
         let platform: String? = try reader.next()
         let token: String? = try reader.next()
         let locale: String? = try reader.next()
+        let announcementID: String? = try reader.next()
+        let announcementTitle = LocalizedText(en: try reader.next() ?? "", es: try reader.next())
+        let announcementBody = LocalizedText(en: try reader.next() ?? "", es: try reader.next())
 
         let messageID = Self.messageID(job.kind, notificationID, installationID ?? "")
         guard let installationID else {
             // The operator's relay gets the notification whole, once: who, what, to whom, and
             // the English words.
-            let text = PushText.body(kind: kind, actorName: actor, otherName: target, videoTitle: title, commentText: comment,
-                                     locale: nil, isAboutMe: aboutMe)
+            let text = PushText.body(kind: kind, actorName: actor, otherName: target, videoTitle: title,
+                                     commentText: kind == .announcement ? announcementBody.en : comment, locale: nil, isAboutMe: aboutMe)
             var writer = JSONWriter(capacity: 512)
             writer.beginObject()
             writer.field("id", notificationID)
@@ -165,6 +184,7 @@ package struct PushDispatcher: Sendable {
             writer.field("recipientId", recipientID)
             writer.field("actorId", actorID)
             writer.field("videoId", videoID)
+            if let announcementID { writer.field("announcementId", announcementID) }
             writer.field("text", text)
             writer.field("badge", badge)
             writer.field("createdAt", timestampMillis: createdAt)
@@ -176,11 +196,14 @@ package struct PushDispatcher: Sendable {
         }
         var data = ["kind": kind.rawValue, "notificationId": notificationID, "userId": actorID]
         if let videoID { data["videoId"] = videoID }
-        let body = PushText.body(kind: kind, actorName: actor, otherName: target, videoTitle: title, commentText: comment,
+        if let announcementID { data["announcementId"] = announcementID }
+        let body = PushText.body(kind: kind, actorName: actor, otherName: target, videoTitle: title,
+                                 commentText: kind == .announcement ? announcementBody.text(for: locale) : comment,
                                  locale: locale, isAboutMe: aboutMe)
+        let pushTitle = kind == .announcement ? announcementTitle.text(for: locale) : nil
         // Repeated likes of one video replace each other on the lock screen.
         let collapse = kind == .like ? videoID.map { "like-\($0)" } : nil
-        let message = PushMessage(id: messageID, platform: platform, deviceToken: token, body: body, badge: badge, collapseID: collapse, data: data)
+        let message = PushMessage(id: messageID, platform: platform, deviceToken: token, title: pushTitle, body: body, badge: badge, collapseID: collapse, data: data)
         return .ready(Prepared(index: index, target: .device(message, installationID: installationID), createdAt: createdAt))
     }
 
@@ -192,7 +215,8 @@ package struct PushDispatcher: Sendable {
             ?? "LEFT JOIN installations i ON 1 = 0"
         return """
             SELECT n.kind, n.about_me, n.created_at, n.video_id, n.actor_id, actor.display_name, target.display_name,
-                   v.title, a.content, n.user_id, r.unread_notifications, i.platform, i.device_token, COALESCE(i.locale, r.locale)
+                   v.title, a.content, n.user_id, r.unread_notifications, i.platform, i.device_token, COALESCE(i.locale, r.locale),
+                   n.announcement_id, an.title_en, an.title_es, an.body_en, an.body_es
             FROM notifications n
             JOIN users actor ON actor.id = n.actor_id
             JOIN users r ON r.id = n.user_id
@@ -200,6 +224,7 @@ package struct PushDispatcher: Sendable {
             LEFT JOIN activities a ON a.id = n.activity_id
             LEFT JOIN users target ON target.id = a.to_user_id AND n.about_me = FALSE
             LEFT JOIN videos v ON v.id = n.video_id
+            LEFT JOIN announcements an ON an.id = n.announcement_id
             WHERE n.id = \(notificationID)
             """
     }

@@ -52,12 +52,14 @@ public struct OutboxEntry: Sendable, Equatable {
 public struct Outbox: Sendable {
     public init() {}
 
-    /// Adds a job, due now. With an idempotency key, a second job with the same key is ignored.
+    /// Adds a job, due now or at `availableAt` (a scheduled job: an announcement's send time,
+    /// which lives here, in the database, rather than in a timer of one process). With an
+    /// idempotency key, a second job with the same key is ignored.
     public func enqueue(kind: String, payload: String, idempotencyKey: String? = nil, lane: OutboxLane = .feed,
-                        now: Int64, on connection: any DatabaseConnection) throws {
+                        availableAt: Int64? = nil, now: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("""
             INSERT INTO outbox (kind, payload, state, attempts, available_at, idempotency_key, created_at, lane)
-            VALUES (\(kind), \(payload), \(OutboxState.pending.sql), 0, \(now), \(idempotencyKey), \(now), \(lane.rawValue))
+            VALUES (\(kind), \(payload), \(OutboxState.pending.sql), 0, \(availableAt ?? now), \(idempotencyKey), \(now), \(lane.rawValue))
             ON CONFLICT (idempotency_key) DO NOTHING
             """)
     }

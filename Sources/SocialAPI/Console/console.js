@@ -191,12 +191,14 @@
   // --- Views --------------------------------------------------------------------------------
 
   const loaders = { queue: loadQueue, log: loadLog, users: () => {}, dead: loadDead };
+  // Views only admins see; operators.js adds its own (the calendar, announcements, statistics).
+  const adminViews = new Set(["users", "dead"]);
 
   function render() {
     const signedIn = Boolean(state.token && state.me);
     $("nav").hidden = !signedIn;
     document.body.classList.toggle("is-admin", signedIn && state.me.role === "admin");
-    for (const view of ["signin", "queue", "log", "users", "dead"]) {
+    for (const view of ["signin"].concat(Object.keys(loaders))) {
       $("view-" + view).hidden = signedIn ? view !== state.view : view !== "signin";
     }
     for (const tab of document.querySelectorAll(".tab")) {
@@ -216,7 +218,7 @@
   }
 
   function show(view) {
-    if ((view === "users" || view === "dead") && state.me.role !== "admin") return;
+    if (adminViews.has(view) && state.me.role !== "admin") return;
     state.view = view;
     showStatus("");
     render();
@@ -416,6 +418,10 @@
         } catch (error) { showStatus(error.message); }
       } }, "Retry")), "dead-empty");
   }
+
+  // What operators.js builds its views with: the same helpers, so that its user content also
+  // only ever reaches the page as text. Frozen: nothing else can swap them.
+  window.PacenoteConsole = Object.freeze({ api, el, time, showStatus, loadPage, loaders, adminViews, state });
 
   // --- Wiring -------------------------------------------------------------------------------
 

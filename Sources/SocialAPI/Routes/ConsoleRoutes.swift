@@ -1,7 +1,8 @@
 import Auth
 import HTTP
 
-/// The moderation console (`/console/`): static HTML, CSS and JavaScript embedded in the binary
+/// The console (`/console/`) for moderators and, with the operators' screens of
+/// `operators.js` (calendar, announcements, statistics), admins: static HTML, CSS and JavaScript embedded in the binary
 /// (`Sources/SocialAPI/Console`), loaded without a session; every API call it makes needs one.
 ///
 /// Every file is served with `PageHeaders`: a Content-Security-Policy that allows scripts,
@@ -22,11 +23,21 @@ struct ConsoleRoutes {
     static let files: [String: (contentType: String, bytes: [UInt8])] = [
         "console.js": ("text/javascript; charset=utf-8", PackageResources.console_js),
         "console.css": ("text/css; charset=utf-8", PackageResources.console_css),
+        "operators.js": ("text/javascript; charset=utf-8", PackageResources.operators_js),
+        "favicon.svg": ("image/svg+xml", PackageResources.favicon_svg),
     ]
 
     func register(on router: RouterBuilder<Accounts.Identity>) {
         router.get("/console/", policy: .public, page)
         router.get("/console/{file}", policy: .public, file)
+        // Browsers ask every origin for /favicon.ico; a 404 there is an error in the console of
+        // every page (the browser tests read it). The console's pages also link the icon.
+        router.get("/favicon.ico", policy: .public, favicon)
+    }
+
+    @Sendable func favicon(_ request: Request, _ context: Context) throws -> Response {
+        Response(status: 200, headers: [("Content-Type", "image/svg+xml"), ("Cache-Control", "public, max-age=86400")]
+                    + PageHeaders.security(contentSecurityPolicy: Self.contentSecurityPolicy), body: PackageResources.favicon_svg)
     }
 
     @Sendable func page(_ request: Request, _ context: Context) throws -> Response {

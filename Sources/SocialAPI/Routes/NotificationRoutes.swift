@@ -32,6 +32,16 @@ struct NotificationRoutes {
         guard Installations.tokenLength.contains(token.utf8.count), token.utf8.allSatisfy(Self.isTokenByte) else {
             throw APIError.validation("deviceToken", "deviceToken is the token the platform gave the app: 16 to 4096 letters, digits and -_.:")
         }
+        // APNs tokens are hex: anything else is refused here rather than accepted and then
+        // pruned at its first push (APNs answers BadDeviceToken).
+        if platform == .ios, !(token.utf8.count.isMultiple(of: 2) && token.utf8.allSatisfy(Self.isHexByte)) {
+            throw APIError.validation("deviceToken", "An iOS deviceToken is the hexadecimal token APNs gave the app.")
+        }
+        // APNs tokens are hex: anything else is refused here rather than accepted and then
+        // pruned at its first push (APNs answers BadDeviceToken).
+        if platform == .ios, !(token.utf8.count.isMultiple(of: 2) && token.utf8.allSatisfy(Self.isHexByte)) {
+            throw APIError.validation("deviceToken", "An iOS deviceToken is the hexadecimal token APNs gave the app.")
+        }
         let locale = try body.string("locale") ?? request.headers["accept-language"].flatMap(Self.firstLanguage)
         if let locale, !Self.isLocale(locale) {
             throw APIError.validation("locale", "locale is a language tag such as en, es or es-ES.")
@@ -77,6 +87,13 @@ struct NotificationRoutes {
         }
     }
 
+    private static func isHexByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        default: return false
+        }
+    }
+
     /// A BCP 47-shaped tag: 2 or 3 letters, then `-` or `_` and up to 8 letters or digits per part, 35 at most.
     static func isLocale(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).flatMap { $0.split(separator: "_", omittingEmptySubsequences: false) }
@@ -108,11 +125,13 @@ struct InstallationJSON: JSONEncodable {
 }
 
 /// `{id, kind, activity, video, createdAt, readAt}`: the activity for likes, comments and
-/// follows, the video for likes, comments and new videos (null where there is none).
+/// follows, the video for likes, comments and new videos (null where there is none); an
+/// announcement's also carries `announcement: {id, title, body}` in the reader's language.
 struct NotificationJSON: JSONEncodable {
     let row: NotificationRow
     let activity: ActivityJSON?
     let video: VideoJSON?
+    var announcement: InboxAnnouncementJSON? = nil
 
     func encode(to writer: inout JSONWriter) {
         writer.beginObject()
@@ -122,6 +141,7 @@ struct NotificationJSON: JSONEncodable {
         if let activity { writer.value(activity) } else { writer.null() }
         writer.key("video")
         if let video { writer.value(video) } else { writer.null() }
+        if let announcement { writer.field("announcement", announcement) }
         writer.field("createdAt", timestampMillis: row.createdAt)
         writer.key("readAt")
         if let readAt = row.readAt { writer.timestamp(millisecondsSince1970: readAt) } else { writer.null() }
@@ -141,8 +161,15 @@ struct NotificationJSON: JSONEncodable {
         let videoByID = rows.contains { $0.videoID != nil } ? Dictionary(uniqueKeysWithValues: try connection.fetchAll(
             "SELECT \(videos.columns) FROM videos v \(videos.joins) WHERE v.id IN (\(videoIDs))", reading: videos.read
         ).map { ($0.video.id, $0) }) : [:]
+        let announcementIDs = Set(rows.compactMap(\.announcementID))
+        let announcementByID = announcementIDs.isEmpty ? [:] : Dictionary(
+            try AnnouncementStore().find(ids: Array(announcementIDs), on: connection).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        // The reader's language is their account's (API.md User(me) `locale`).
+        let locale = announcementIDs.isEmpty ? nil
+            : try connection.fetchValue("SELECT locale FROM users WHERE id = \(identity.userID)", as: String.self)
         return rows.map { row in
-            NotificationJSON(row: row, activity: row.activityID.flatMap { activityByID[$0] }, video: row.videoID.flatMap { videoByID[$0] })
+            NotificationJSON(row: row, activity: row.activityID.flatMap { activityByID[$0] }, video: row.videoID.flatMap { videoByID[$0] },
+                             announcement: row.announcementID.flatMap { announcementByID[$0] }.map { InboxAnnouncementJSON(announcement: $0, locale: locale) })
         }
     }
 }

@@ -14,7 +14,7 @@ once it listens. Runs until killed.
 The script (JSON) says how to answer:
   "responses": {KEY: [{"status": 503, "headers": {"retry-after": "7"}, "body": {...}}, ...]}
       KEY is the device token (APNs path, FCM message.token) or the X-Pacenote-Delivery id
-      (webhook). Each request takes the first answer; the last one repeats. Default: 200.
+      (webhook), else the webhook's path (for deliveries whose id a test cannot know ahead). Each request takes the first answer; the last one repeats. Default: 200.
   "apnsTeamId", "apnsKeyId": what an APNs JWT must carry (else 403 InvalidProviderToken).
   "expiresIn": the access tokens' lifetime in seconds (default 3600).
   "rejectAccessTokens": access tokens FCM answers 401 to (they are "access-1", "access-2", ...).
@@ -158,7 +158,7 @@ class StandIn:
         if "t" in parts and "v1" in parts:
             expected = hmac.new(secret, parts["t"].encode() + b"." + body, hashlib.sha256).hexdigest()
             valid = hmac.compare_digest(expected, parts["v1"])
-        answer = self.scripted(headers.get("x-pacenote-delivery", "")) or {"status": 200}
+        answer = self.scripted(headers.get("x-pacenote-delivery", "")) or self.scripted(path) or {"status": 200}
         return {"signatureValid": valid}, answer["status"], answer.get("headers", {}), encode(answer.get("body"))
 
     def answer(self, connection, headers, body):

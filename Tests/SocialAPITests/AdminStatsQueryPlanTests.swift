@@ -1,0 +1,55 @@
+import Storage
+import Testing
+import TestSupport
+@testable import Community
+
+/// `GET /v1/admin/stats` reads a range of an index per statement on both databases, never a
+/// whole table (issue 34: bounded cost whatever the tables hold). Each statement AdminStats
+/// sends is explained as it is sent.
+struct AdminStatsQueryPlanTests {
+    static let since: Int64 = 1_700_000_000_000
+
+    /// (statement, the index that must serve it)
+    static let statements: [(SQL, String)] = [
+        (AdminStats.signups(since: since), "users_created"),
+        (AdminStats.videos(since: since), "videos_created"),
+        (AdminStats.activities(since: since), "activities_type_created"),
+        (AdminStats.activeUsers(since: since), "active_days"),
+        (AdminStats.distinctActive(since: since), "active_days"),
+    ]
+
+    @Test(arguments: DialectDatabase.dialects)
+    func everyStatementIsARangeOfItsIndex(dialect: SQLDialect) throws {
+        let db = try DialectDatabase(dialect)
+        for (statement, index) in Self.statements {
+            let plan = try Self.plan(statement, on: db.database)
+            #expect(plan.contains(index), "\(statement): \(plan)")
+            switch dialect {
+            case .sqlite:
+                // SEARCH is a range of an index; SCAN of a table is the whole of it.
+                #expect(plan.contains("SEARCH"), "\(plan)")
+                #expect(!plan.contains("SCAN users") && !plan.contains("SCAN videos") && !plan.contains("SCAN activities"), "\(plan)")
+            case .postgres:
+                #expect(!plan.contains("Seq Scan"), "\(plan)")
+                #expect(plan.contains("Index Cond"), "a range, not a walk of the whole index: \(plan)")
+            }
+        }
+    }
+
+    /// The plan's text; on PostgreSQL with sequential and bitmap scans priced out, since an
+    /// empty table's cheapest plan is always a sequential scan (ParseRESTTests.QueryPlanTests).
+    static func plan(_ statement: SQL, on database: any Database) throws -> String {
+        switch database.dialect {
+        case .sqlite:
+            return try database.read { connection in
+                try connection.fetchAll("EXPLAIN QUERY PLAN \(statement)").map { row in (try? row.decode("detail", as: String.self)) ?? "" }
+            }.joined(separator: "\n")
+        case .postgres:
+            return try database.write { connection in
+                try connection.execute("SET LOCAL enable_seqscan = off")
+                try connection.execute("SET LOCAL enable_bitmapscan = off")
+                return try connection.fetchAll("EXPLAIN \(statement)").map { row in (try? row.decode(at: 0, as: String.self)) ?? "" }
+            }.joined(separator: "\n")
+        }
+    }
+}
