@@ -7,7 +7,7 @@ import XCTest
 /// Chromium against this server.
 final class ConsoleBrowserTests: ServerTestCase {
     /// The package's folder (this file is Tests/EndToEndTests/ConsoleBrowserTests.swift).
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var packageRoot: URL { StandIn.packageRoot }
 
     /// Pictures' URLs are absolute on this host, which is not the one the browser loads the
     /// console from (127.0.0.1): the console must load them by their path on its own origin.
@@ -75,7 +75,7 @@ final class ConsoleBrowserTests: ServerTestCase {
     }
 
     func testModeratorHidesAFlaggedVideoInAHeadlessBrowser() throws {
-        guard let python = try browserPython() else { return }
+        guard let python = PythonScript.python() else { return }
         let moderator = try moderator()
         let user = try client.signup()
         _ = try uploadPicture(user)  // What an admin sees in the Users view.
@@ -113,7 +113,7 @@ final class ConsoleBrowserTests: ServerTestCase {
         environment["PICTURED_TITLE"] = picturedTitle
         environment["PICTURED_OWNER"] = pictured.username
         environment["ARTIFACTS"] = artifacts
-        let run = try runBrowserScript("console_test.py", python: python, environment: environment)
+        let run = try PythonScript.run("Tests/Browser/console_test.py", python: python, environment: environment, timeout: 180)
         XCTAssertEqual(run.status, 0, "console_test.py:\n\(run.log)")
 
         // What the browser did, as the API sees it: the video is gone for everyone else, the
@@ -141,7 +141,7 @@ final class ConsoleBrowserTests: ServerTestCase {
     /// usable hash), which only a password reset opens. The identities are written into the
     /// database as an import would (no provider's token is needed for what the console shows).
     func testAnAdminSeesEachAccountsWaysInInTheUsersView() throws {
-        guard let python = try browserPython() else { return }
+        guard let python = PythonScript.python() else { return }
         let word = Fake.word("wi")
         let withPassword = try client.signup(displayName: "Password \(word)")
         let withIdentities = try client.signup(displayName: "Social \(word)")
@@ -179,40 +179,9 @@ final class ConsoleBrowserTests: ServerTestCase {
         environment["NO_WAY_USER"] = withNothing.username
         let artifacts = Self.packageRoot.appendingPathComponent(".build/artifacts/console").path
         environment["ARTIFACTS"] = artifacts
-        let run = try runBrowserScript("console_ways_in_test.py", python: python, environment: environment)
+        let run = try PythonScript.run("Tests/Browser/console_ways_in_test.py", python: python, environment: environment, timeout: 180)
         XCTAssertEqual(run.status, 0, "console_ways_in_test.py:\n\(run.log)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: artifacts + "/users-ways-in.png"), "screenshot users-ways-in")
-    }
-
-    /// The Python of scripts/python-env (or PACENOTE_TEST_PYTHON); nil, with a failure, when there is none.
-    private func browserPython(file: StaticString = #filePath, line: UInt = #line) throws -> String? {
-        let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
-            ?? Self.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            XCTFail("no Python at \(python): run scripts/python-env (scripts/test does)", file: file, line: line)
-            return nil
-        }
-        return python
-    }
-
-    /// Runs Tests/Browser/`script` with `environment` (up to 180 s); its status and its output.
-    private func runBrowserScript(_ script: String, python: String, environment: [String: String]) throws -> (status: Int32, log: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.packageRoot.appendingPathComponent("Tests/Browser/\(script)").path]
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let collected = Locked(Data())
-        let reader = Thread { collected.withLock { $0 = output.fileHandleForReading.readDataToEndOfFile() } }
-        reader.start()
-        _ = waitUntil(timeout: 180, interval: 0.1) { !process.isRunning }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        _ = waitUntil(timeout: 5) { reader.isFinished }
-        return (process.terminationStatus, String(decoding: collected.withLock { $0 }, as: UTF8.self))
     }
 
     /// PUT /v1/users/me/avatar as `account` with Tests/Support/fixtures/images/landscape.jpg;

@@ -8,7 +8,7 @@ import XCTest
 /// sees none of it; the browser logs no error (the favicon included). Then what the browser
 /// did, as the API sees it.
 final class OperatorsConsoleBrowserTests: ServerTestCase {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var packageRoot: URL { StandIn.packageRoot }
 
     func testTheFaviconAndTheOperatorsScriptAreServedWithoutASession() throws {
         let icon = try client.request("GET", "/favicon.ico")
@@ -24,8 +24,7 @@ final class OperatorsConsoleBrowserTests: ServerTestCase {
     }
 
     func testAnAdminRunsTheSeasonFromTheConsoleAndAModeratorSeesNoneOfIt() throws {
-        let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"] ?? Self.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
-        guard FileManager.default.isExecutableFile(atPath: python) else { return XCTFail("no Python at \(python): run scripts/python-env") }
+        guard let python = PythonScript.python() else { return }
         let admin = try admin(), moderator = try moderator()
         let season = String(Calendar(identifier: .gregorian).component(.year, from: Date()) + 1)
         let artifacts = Self.packageRoot.appendingPathComponent(".build/artifacts/console").path
@@ -40,22 +39,8 @@ final class OperatorsConsoleBrowserTests: ServerTestCase {
         environment["SEASON"] = season
         environment["ARTIFACTS"] = artifacts
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.packageRoot.appendingPathComponent("Tests/Browser/operators_test.py").path]
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let collected = Locked(Data())
-        let reader = Thread { collected.withLock { $0 = output.fileHandleForReading.readDataToEndOfFile() } }
-        reader.start()
-        _ = waitUntil(timeout: 180, interval: 0.1) { !process.isRunning }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        _ = waitUntil(timeout: 5) { reader.isFinished }
-        XCTAssertEqual(process.terminationStatus, 0, "operators_test.py:\n\(String(decoding: collected.withLock { $0 }, as: UTF8.self))")
+        let run = try PythonScript.run("Tests/Browser/operators_test.py", python: python, environment: environment, timeout: 180)
+        XCTAssertEqual(run.status, 0, "operators_test.py:\n\(run.log)")
 
         let rallies = try XCTUnwrap(try client.request("GET", "/v1/rallies?season=\(season)", token: admin.token).object?["items"] as? [[String: Any]])
         XCTAssertEqual(Set(rallies.compactMap { $0["name"] as? String }), ["Rally Sweden", "Rally Mexico", "Safari Rally"], "imported, one fixed")

@@ -55,27 +55,7 @@ final class ParseClientTests: ServerTestCase {
 
     /// Runs Tests/Support/`script` in scripts/python-env's Python; its status and its output.
     private func runScript(_ script: String, timeout: TimeInterval) throws -> (status: Int32, log: String) {
-        let python = ProcessInfo.processInfo.environment["PACENOTE_TEST_PYTHON"]
-            ?? ConsoleBrowserTests.packageRoot.appendingPathComponent(".build/venv/bin/python3").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            XCTFail("no Python at \(python): run scripts/python-env (scripts/test does)")
-            return (-1, "")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [ConsoleBrowserTests.packageRoot.appendingPathComponent("Tests/Support/\(script)").path]
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let collected = Locked(Data())
-        let reader = Thread { collected.withLock { $0 = output.fileHandleForReading.readDataToEndOfFile() } }
-        reader.start()
-        _ = waitUntil(timeout: timeout, interval: 0.1) { !process.isRunning }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        _ = waitUntil(timeout: 5) { reader.isFinished }
-        return (process.terminationStatus, String(decoding: collected.withLock { $0 }, as: UTF8.self))
+        guard let python = PythonScript.python() else { return (-1, "") }
+        return try PythonScript.run("Tests/Support/\(script)", python: python, environment: environment, timeout: timeout)
     }
 }

@@ -209,7 +209,7 @@ final class PublicWebTests: ServerTestCase {
     /// headless Chromium, hostile texts shown as text and never run, no sideways scroll, no
     /// request to another host but YouTube's, and the Open Graph tags as previewers read them.
     func testPagesInAHeadlessBrowser() throws {
-        guard let python = try BrowserScript.python() else { return }
+        guard let python = PythonScript.python() else { return }
         let owner = try client.signup(displayName: "\"><img src=x onerror=alert(1)>")
         let rally = try createRally(name: "Rally \u{202E}cilbupeR \(Fake.word())")["id"] as? String ?? ""
         let hostileTitle = "<script>alert(1)</script> Ouninpohja"
@@ -238,7 +238,7 @@ final class PublicWebTests: ServerTestCase {
         environment["HOSTILE_COMMENT"] = comment
         environment["HOSTILE_DESCRIPTION"] = description
         environment["ARTIFACTS"] = artifacts
-        let run = try BrowserScript.run("public_web_test.py", python: python, environment: environment)
+        let run = try PythonScript.run("Tests/Browser/public_web_test.py", python: python, environment: environment)
         XCTAssertEqual(run.status, 0, "public_web_test.py:\n\(run.log)")
         // What it saw (the hosts requested, the titles' lengths), kept beside the screenshots.
         try? run.log.write(toFile: artifacts + "/public_web_test.log", atomically: true, encoding: .utf8)

@@ -7,15 +7,15 @@ import TestSupport
 /// whole table (issue 34: bounded cost whatever the tables hold). Each statement AdminStats
 /// sends is explained as it is sent.
 struct AdminStatsQueryPlanTests {
-    static let since: Int64 = 1_700_000_000_000
+    static let first = 19_700
 
     /// (statement, the index that must serve it)
     static let statements: [(SQL, String)] = [
-        (AdminStats.signups(since: since), "users_created"),
-        (AdminStats.videos(since: since), "videos_created"),
-        (AdminStats.activities(since: since), "activities_type_created"),
-        (AdminStats.activeUsers(since: since), "active_days"),
-        (AdminStats.distinctActive(since: since), "active_days"),
+        (AdminStats.signups(from: first), "users_created_day"),
+        (AdminStats.videos(from: first), "videos_created_day"),
+        (AdminStats.activities(from: first), "activities_type_day"),
+        (AdminStats.activeUsers(from: first), "active_days"),
+        (AdminStats.distinctActive(from: first), "active_days"),
     ]
 
     @Test(arguments: DialectDatabase.dialects)

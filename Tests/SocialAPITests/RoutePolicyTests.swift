@@ -43,7 +43,7 @@ final class RoutePolicyTests: XCTestCase {
         "POST /v1/sessions/apple": .logins, "POST /v1/sessions/google": .logins, "POST /v1/sessions/facebook": .logins,
     ]
     /// The `/v1` writes deliberately outside the write limit: the caller's own account and
-    /// sessions, the mail endpoints (the mail limits count them), rallies (admins), moderation,
+    /// sessions, the mail endpoints (the mail limits count them), rallies and announcements (admins), moderation,
     /// installations and marking notifications read.
     static let unlimitedWrites: Set<String> = [
         "DELETE /v1/sessions/current", "DELETE /v1/sessions", "PATCH /v1/users/me", "PUT /v1/users/me/password",
@@ -51,6 +51,7 @@ final class RoutePolicyTests: XCTestCase {
         "POST /v1/users/me/email-verification", "POST /v1/email-verifications/confirm", "POST /v1/password-resets",
         "POST /v1/password-resets/confirm",
         "POST /v1/rallies", "PATCH /v1/rallies/{id}", "DELETE /v1/rallies/{id}",
+        "POST /v1/announcements", "DELETE /v1/announcements/{id}",
         "POST /v1/moderation/videos/{id}/hide", "POST /v1/moderation/videos/{id}/restore", "POST /v1/moderation/videos/{id}/dismiss",
         "POST /v1/moderation/users/{id}/ban", "POST /v1/moderation/users/{id}/unban", "POST /v1/moderation/outbox/{seq}/retry",
         "POST /v1/installations", "DELETE /v1/installations/{id}", "POST /v1/notifications/read",

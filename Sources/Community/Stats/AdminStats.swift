@@ -30,12 +30,11 @@ package struct AdminStats: Sendable {
     package func days(_ days: Int, now: Int64, on connection: any DatabaseConnection) throws -> (days: [DayStats], activeUsers: Int) {
         let today = Int(now / Self.dayMillis)
         let first = today - days + 1
-        let since = Int64(first) * Self.dayMillis
         var byDay = Dictionary(uniqueKeysWithValues: (first...today).map { ($0, DayStats(day: $0)) })
-        for (day, count) in try counts(Self.signups(since: since), on: connection) { byDay[day]?.signups = count }
-        for (day, count) in try counts(Self.videos(since: since), on: connection) { byDay[day]?.videos = count }
-        for (day, count) in try counts(Self.activeUsers(since: since), on: connection) { byDay[day]?.activeUsers = count }
-        for row in try connection.fetchAll(Self.activities(since: since)) {
+        for (day, count) in try counts(Self.signups(from: first), on: connection) { byDay[day]?.signups = count }
+        for (day, count) in try counts(Self.videos(from: first), on: connection) { byDay[day]?.videos = count }
+        for (day, count) in try counts(Self.activeUsers(from: first), on: connection) { byDay[day]?.activeUsers = count }
+        for row in try connection.fetchAll(Self.activities(from: first)) {
             let type: Int = try row.decode(at: 0), day: Int = try row.decode(at: 1), count: Int = try row.decode(at: 2)
             switch ActivityKind(rawValue: type) {
             case .like: byDay[day]?.likes = count
@@ -44,7 +43,7 @@ package struct AdminStats: Sendable {
             case .follow, nil: break
             }
         }
-        let distinct = try connection.fetchValue(Self.distinctActive(since: since), as: Int.self) ?? 0
+        let distinct = try connection.fetchValue(Self.distinctActive(from: first), as: Int.self) ?? 0
         return ((first...today).compactMap { byDay[$0] }, distinct)
     }
 
@@ -52,31 +51,33 @@ package struct AdminStats: Sendable {
         try connection.fetchAll(sql).map { (try $0.decode(at: 0, as: Int.self), try $0.decode(at: 1, as: Int.self)) }
     }
 
-    // The statements, apart so that QueryPlanTests explains exactly these. The day's length
-    // is a literal, not a bind: PostgreSQL matches a grouped expression by its text, and two
-    // binds of one value are two expressions to it.
+    // The statements, apart so that QueryPlanTests explains exactly these. `first` is a day
+    // (days since 1970-01-01), compared with `created_at / 86400000`, the expression migration
+    // 0022's indexes are on. The day's length is a literal, not a bind: both databases match an
+    // expression index, and PostgreSQL a grouped expression, by its text, and two binds of one
+    // value are two expressions to them.
 
-    package static func signups(since: Int64) -> SQL {
-        "SELECT created_at / 86400000 AS day, COUNT(*) FROM users WHERE created_at >= \(since) GROUP BY 1"
+    package static func signups(from first: Int) -> SQL {
+        "SELECT created_at / 86400000 AS day, COUNT(*) FROM users WHERE created_at / 86400000 >= \(first) GROUP BY 1"
     }
 
-    package static func videos(since: Int64) -> SQL {
-        "SELECT created_at / 86400000 AS day, COUNT(*) FROM videos WHERE created_at >= \(since) GROUP BY 1"
+    package static func videos(from first: Int) -> SQL {
+        "SELECT created_at / 86400000 AS day, COUNT(*) FROM videos WHERE created_at / 86400000 >= \(first) GROUP BY 1"
     }
 
-    package static func activities(since: Int64) -> SQL {
+    package static func activities(from first: Int) -> SQL {
         """
         SELECT type, created_at / 86400000 AS day, COUNT(*) FROM activities
-        WHERE type IN (\(ActivityKind.sql(.like, .comment, .inappropriate))) AND created_at >= \(since)
+        WHERE type IN (\(ActivityKind.sql(.like, .comment, .inappropriate))) AND created_at / 86400000 >= \(first)
         GROUP BY 1, 2
         """
     }
 
-    package static func activeUsers(since: Int64) -> SQL {
-        "SELECT day, COUNT(*) FROM active_days WHERE day >= \(since / dayMillis) GROUP BY day"
+    package static func activeUsers(from first: Int) -> SQL {
+        "SELECT day, COUNT(*) FROM active_days WHERE day >= \(first) GROUP BY day"
     }
 
-    package static func distinctActive(since: Int64) -> SQL {
-        "SELECT COUNT(DISTINCT user_id) FROM active_days WHERE day >= \(since / dayMillis)"
+    package static func distinctActive(from first: Int) -> SQL {
+        "SELECT COUNT(DISTINCT user_id) FROM active_days WHERE day >= \(first)"
     }
 }
