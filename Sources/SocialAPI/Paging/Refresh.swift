@@ -89,8 +89,7 @@ extension RefreshPosition {
     func advanced<Row>(by rows: [Row], more: Bool, position: (Row) -> [CursorValue], horizon: RefreshHorizon<Row>,
                        on connection: any DatabaseConnection) throws -> RefreshPosition {
         guard !rows.isEmpty else { return self }
-        let limit = try horizon.horizon(connection)
-        var candidate = limit
+        var candidate = try horizon.horizon(connection)
         if more, let last = rows.last, horizon.settled(last) {
             candidate = position(last)
         }
