@@ -9,6 +9,27 @@ import XCTest
 /// expectations are computed here from the JSON files, independently of the server.
 final class ImportTests: ServerTestCase {
     /// `<package root>/../shared/fixtures/parse-export-tiny`, the package root found from this file's path.
+    /// The fixture's folder, for a server's `prepareServer`. Without it the test is skipped on a
+    /// developer's checkout that lacks ../shared, and fails in CI (`.ci/run` sets CI=true), where
+    /// the folder is always there: a missing fixture is never a silent pass.
+    static func requireFixture() throws -> URL {
+        let directory = fixtureDirectory
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { throw FixtureMissing(path: directory.path) }
+            throw XCTSkip("the Parse export fixture is missing: no folder at \(directory.path) (expected ../shared/fixtures/parse-export-tiny beside the package root)")
+        }
+        return directory
+    }
+
+    /// `pacenote import-parse` of the fixture into `server`'s database.
+    static func importFixture(into server: TestServer) throws {
+        let run = server.runCLI(["import-parse", try requireFixture().path], timeout: 120)
+        guard run.status == 0 else { throw ImportFailed(output: run.stderr) }
+    }
+
+    struct ImportFailed: Error { let output: String }
+
     static var fixtureDirectory: URL {
         URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // EndToEndTests
@@ -47,15 +68,7 @@ final class ImportTests: ServerTestCase {
     }
 
     override class func prepareServer(_ server: TestServer) throws {
-        let directory = fixtureDirectory
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            // CI always has the shared folder: there a missing fixture is a failure, not a skip.
-            if ProcessInfo.processInfo.environment["CI"] == "true" {
-                throw FixtureMissing(path: directory.path)
-            }
-            throw XCTSkip("the Parse export fixture is missing: no folder at \(directory.path) (expected ../shared/fixtures/parse-export-tiny beside the package root)")
-        }
+        let directory = try requireFixture()
         let first = server.runCLI(["import-parse", directory.path], timeout: 120)
         let afterFirst = first.status == 0 ? try counts(server) : Counts()
         let second = server.runCLI(["import-parse", directory.path], timeout: 120)

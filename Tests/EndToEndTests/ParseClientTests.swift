@@ -12,13 +12,7 @@ final class ParseClientTests: ServerTestCase {
     override class var serverArguments: [String] { ["--parse-app-id", appID, "--parse-rest-key", restKey, "--bcrypt-cost", "4"] }
 
     override class func prepareServer(_ server: TestServer) throws {
-        let directory = ImportTests.fixtureDirectory
-        guard FileManager.default.fileExists(atPath: directory.path) else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { throw FixtureMissing(path: directory.path) }
-            throw XCTSkip("the Parse export fixture is missing at \(directory.path)")
-        }
-        let run = server.runCLI(["import-parse", directory.path], timeout: 120)
-        guard run.status == 0 else { throw ParseFacadeTests.ImportFailed(output: run.stderr) }
+        try ImportTests.importFixture(into: server)
     }
 
     var environment: [String: String] {

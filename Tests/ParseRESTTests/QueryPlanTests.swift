@@ -64,23 +64,8 @@ struct QueryPlanTests {
         #expect(plan.contains(dialect == .sqlite ? "TEMP B-TREE" : "Sort"), "\(plan)")
     }
 
-    /// The plan's text. PostgreSQL's planner would scan an empty table sequentially and sort
-    /// it, whatever the indexes: with scans and sorts priced out, what remains is what an index
-    /// can serve (a shape no index serves would still show its Sort).
-    /// `bitmaps`: PostgreSQL may combine index ranges (a `$or`'s BitmapOr).
+    /// The plan's text (`QueryPlan.text`, sorts priced out).
     static func plan(_ statement: SQL, on database: any Database, bitmaps: Bool = false) throws -> String {
-        switch database.dialect {
-        case .sqlite:
-            return try database.read { connection in
-                try connection.fetchAll("EXPLAIN QUERY PLAN \(statement)").map { row in (try? row.decode("detail", as: String.self)) ?? "" }
-            }.joined(separator: "\n")
-        case .postgres:
-            return try database.write { connection in
-                try connection.execute("SET LOCAL enable_seqscan = off")
-                if !bitmaps { try connection.execute("SET LOCAL enable_bitmapscan = off") }
-                try connection.execute("SET LOCAL enable_sort = off")
-                return try connection.fetchAll("EXPLAIN \(statement)").map { row in (try? row.decode(at: 0, as: String.self)) ?? "" }
-            }.joined(separator: "\n")
-        }
+        try QueryPlan.text(of: statement, on: database, bitmaps: bitmaps)
     }
 }

@@ -22,7 +22,7 @@ struct AdminStatsQueryPlanTests {
     func everyStatementIsARangeOfItsIndex(dialect: SQLDialect) throws {
         let db = try DialectDatabase(dialect)
         for (statement, index) in Self.statements {
-            let plan = try Self.plan(statement, on: db.database)
+            let plan = try QueryPlan.text(of: statement, on: db.database, sorts: true)
             #expect(plan.contains(index), "\(statement): \(plan)")
             switch dialect {
             case .sqlite:
@@ -33,23 +33,6 @@ struct AdminStatsQueryPlanTests {
                 #expect(!plan.contains("Seq Scan"), "\(plan)")
                 #expect(plan.contains("Index Cond"), "a range, not a walk of the whole index: \(plan)")
             }
-        }
-    }
-
-    /// The plan's text; on PostgreSQL with sequential and bitmap scans priced out, since an
-    /// empty table's cheapest plan is always a sequential scan (ParseRESTTests.QueryPlanTests).
-    static func plan(_ statement: SQL, on database: any Database) throws -> String {
-        switch database.dialect {
-        case .sqlite:
-            return try database.read { connection in
-                try connection.fetchAll("EXPLAIN QUERY PLAN \(statement)").map { row in (try? row.decode("detail", as: String.self)) ?? "" }
-            }.joined(separator: "\n")
-        case .postgres:
-            return try database.write { connection in
-                try connection.execute("SET LOCAL enable_seqscan = off")
-                try connection.execute("SET LOCAL enable_bitmapscan = off")
-                return try connection.fetchAll("EXPLAIN \(statement)").map { row in (try? row.decode(at: 0, as: String.self)) ?? "" }
-            }.joined(separator: "\n")
         }
     }
 }
