@@ -79,6 +79,11 @@ public struct Account: Sendable, Equatable {
     /// The language of the account's mails and pushes (API.md User(me) `locale`).
     public var locale: AccountLocale = .english
 
+    /// Whether mail can reach the account: an account made without an address (a provider that
+    /// did not vouch for one, an import without one) keeps a stand-in under `.invalid`, a
+    /// top-level domain reserved never to exist (RFC 2606).
+    public var hasMailbox: Bool { !email.lowercased().hasSuffix(".invalid") }
+
     public var isBanned: Bool { bannedAt != nil }
 }
 

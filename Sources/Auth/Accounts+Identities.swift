@@ -38,10 +38,13 @@ public enum Confirmation: Sendable {
 ///
 /// The identity arrives verified (`IdentityVerifier`, outside any transaction); everything
 /// here is database work. The rules: an identity signs into the account it is linked to (bans
-/// and lockouts apply as to a password); an unlinked one whose email is an existing account's
-/// is refused (`accountExists`), never linked by itself, since whoever controls the address at
-/// a provider is not proven to own the account; otherwise it makes a new account without a
-/// password. An account never loses its last way in.
+/// apply; a password lockout does not, since failed passwords say nothing of the provider's
+/// proof); an unlinked one whose vouched-for email is an existing account's is refused
+/// (`accountExists`), never linked by itself, since whoever controls the address at a provider
+/// is not proven to own the account; otherwise it makes a new account without a password,
+/// with the email only when the provider vouches for it (an unverified one may be someone
+/// else's: account pre-hijacking). Linking needs a fresh proof besides the session. A token
+/// with a nonce is accepted once. An account never loses its last way in.
 extension Accounts {
     /// A provider sign-in's session and whether it made the account.
     public struct ProviderSignIn: Sendable {
@@ -74,7 +77,7 @@ extension Accounts {
         // Given names are judged before any work, and only matter when an account is made.
         let username = try details.username.map { try Validation.username($0) }
         let displayName = try details.displayName.map { try Validation.displayName($0) }
-        let email = identity.email.flatMap { Validation.isValidEmail($0) ? $0 : nil }
+        let email = identity.vouchedEmail
         let token = try SessionToken.generate()
         var checkedCreation = false
         // Three rounds at most: a first sign-in of the same identity on another request (or
@@ -85,8 +88,9 @@ extension Accounts {
             do {
                 return try database.write { connection in
                     let now = clock.nowMillis()
+                    try useNonce(of: identity, now: now, refused: .invalidCredentials, on: connection)
                     if let userID = try identities.account(provider: identity.provider, subject: identity.subject, on: connection) {
-                        let account = try admit(userID: userID, now: now, on: connection)
+                        let account = try admit(userID: userID, on: connection)
                         try startSession(token: token, userID: account.id, on: connection)
                         return ProviderSignIn(signedIn: SignedIn(account: account, token: token, methods: try signInMethods(userID: account.id, on: connection)),
                                               created: false)
@@ -107,13 +111,13 @@ extension Accounts {
                         account = try store.insert(.init(
                             id: id, username: chosen, email: email ?? "\(id)@users.invalid",
                             displayName: displayName ?? identity.name.flatMap { try? Validation.displayName(String($0.prefix(100))) } ?? chosen,
-                            passwordHash: PasswordHasher.noPassword, role: .user, emailVerified: email != nil && identity.emailVerified,
+                            passwordHash: PasswordHasher.noPassword, role: .user, emailVerified: email != nil,
                             locale: details.locale, createdAt: now
                         ), on: connection)
                     } catch AuthError.usernameTaken where username != nil {
                         throw AuthError.validation(field: "username", message: "That username is taken.")
                     }
-                    try identities.link(identity, to: account.id, now: now, on: connection)
+                    try identities.link(identity, to: account.id, vouched: account.emailVerified, now: now, on: connection)
                     try startSession(token: token, userID: account.id, on: connection)
                     try created(account, connection)
                     let methods = SignInMethods(identities: [identity.provider], hasPassword: false)
@@ -133,15 +137,20 @@ extension Accounts {
         throw AuthError.conflict("The account is being changed by another request; try again.")
     }
 
-    /// The account an identity signs into, when bans and lockouts let it in: an account locked by
-    /// failed passwords stays locked to every way in, as API.md has it.
-    private func admit(userID: String, now: Int64, on connection: any DatabaseConnection) throws -> Account {
+    /// The account an identity signs into, when a ban does not keep it out. A password lockout
+    /// does not (API.md): anyone can fail ten passwords for a username, and that must not shut
+    /// a password-less account out of its provider sign-in.
+    private func admit(userID: String, on connection: any DatabaseConnection) throws -> Account {
         guard let account = try store.find(id: userID, on: connection) else { throw AuthError.invalidCredentials }
-        if let remaining = try throttle.lockRemaining(keys: [LoginThrottle.accountKey(id: userID)], now: now, on: connection) {
-            throw AuthError.accountLocked(retryAfterSeconds: Int((remaining + 999) / 1_000))
-        }
         if account.isBanned { throw AuthError.accountBanned }
         return account
+    }
+
+    /// Uses up the token's nonce, when it has one, in the caller's write: a second use of the
+    /// same token is `refused` (a sign-in's 401, a confirmation's 403).
+    private func useNonce(of identity: VerifiedIdentity, now: Int64, refused: AuthError, on connection: any DatabaseConnection) throws {
+        guard let nonce = identity.nonce else { return }
+        guard try nonces.use(nonce, of: identity.provider, now: now, on: connection) else { throw refused }
     }
 
     /// A username no account has, from the display name, the provider's name or the email's
@@ -199,24 +208,51 @@ extension Accounts {
         try SignInMethods.read(userID: userID, on: connection, hasher: hasher)
     }
 
-    /// Links `identity` to the caller's account (API.md `POST /v1/users/me/identities/{provider}`);
-    /// linking the identity already linked is a no-op. `conflict` when it signs into another
-    /// account, or the account has another identity of that provider.
-    public func link(_ identity: VerifiedIdentity, to caller: Identity) throws {
+    /// Links `identity` to the caller's account (API.md `POST /v1/users/me/identities/{provider}`)
+    /// after `proof`: the password for an account with one, else a fresh token of an identity
+    /// already linked (a session alone is not enough: a stolen one would link the thief's
+    /// provider, which outlives a password change and "log out everywhere"). A missing or wrong
+    /// proof is `confirmationRefused`, naming the field the app should fill. Linking the identity
+    /// already linked is a no-op. `conflict` when it signs into another account, or the account
+    /// has another identity of that provider. `linked` runs in the link's transaction (the mail
+    /// that tells the account's address).
+    public func link(
+        _ identity: VerifiedIdentity, to caller: Identity, proof: Confirmation?,
+        linked: (Account, any DatabaseConnection) throws -> Void = { _, _ in }
+    ) throws {
+        let field = try signInMethods(userID: caller.userID).hasPassword ? "currentPassword" : "proof"
+        switch proof {
+        case nil:
+            throw AuthError.confirmationRefused(field: field)
+        case .password where field == "proof", .identity where field == "currentPassword":
+            // The proof an account of this kind gives, and no other (API.md): a password-less
+            // account has no password to give; one with a password gives it.
+            throw AuthError.confirmationRefused(field: field)
+        case let proof?:
+            do {
+                try confirm(caller, proof)
+            } catch AuthError.wrongPassword, AuthError.identityNotAccepted {
+                throw AuthError.confirmationRefused(field: field)
+            }
+        }
         try database.write { connection in
             try lockAccountRow(caller.userID, on: connection)
+            let now = clock.nowMillis()
+            try useNonce(of: identity, now: now, refused: .identityNotAccepted, on: connection)
             switch try identities.account(provider: identity.provider, subject: identity.subject, on: connection) {
             case caller.userID?: return
             case .some: throw AuthError.conflict("That \(identity.provider.displayName) account is linked to another account.")
             case nil: break
             }
+            guard let account = try store.find(id: caller.userID, on: connection) else { throw AuthError.invalidSession }
             do {
-                try identities.link(identity, to: caller.userID, now: clock.nowMillis(), on: connection)
+                try identities.link(identity, to: caller.userID, vouched: account.emailVerified, now: now, on: connection)
             } catch IdentityStore.LinkConflict.providerLinked {
                 throw AuthError.conflict("Another \(identity.provider.displayName) account is linked; unlink it first.")
             } catch IdentityStore.LinkConflict.identityLinked {
                 throw AuthError.conflict("That \(identity.provider.displayName) account is linked to another account.")
             }
+            try linked(account, connection)
         }
     }
 
@@ -248,10 +284,13 @@ extension Accounts {
         case .password(let password):
             try checkPassword(caller, password)
         case .identity(let identity):
-            let owner = try database.read { connection in
-                try identities.account(provider: identity.provider, subject: identity.subject, on: connection)
+            // A write, not a read: the token's nonce is used up here, so a confirmation token
+            // replays as little as a sign-in's.
+            try database.write { connection in
+                let owner = try identities.account(provider: identity.provider, subject: identity.subject, on: connection)
+                guard owner == caller.userID else { throw AuthError.identityNotAccepted }
+                try useNonce(of: identity, now: clock.nowMillis(), refused: .identityNotAccepted, on: connection)
             }
-            guard owner == caller.userID else { throw AuthError.identityNotAccepted }
         }
     }
 }

@@ -99,8 +99,11 @@ extension Accounts {
 
     /// `POST /v1/password-resets/confirm`: sets the new password and ends every session of the
     /// account. The password rules of sign-up apply (checked before the token is used up).
-    /// It also lifts a lockout of the account and its names: whoever holds the link proved they
-    /// own the address, and someone guessing passwords must not keep the owner out after a reset.
+    /// Whoever holds the link proved they own the address, so the reset also verifies it, lifts
+    /// a lockout of the account and its names (someone guessing passwords must not keep the
+    /// owner out), and removes every identity linked while the address was unverified: whoever
+    /// made the account first with someone else's address and linked their own provider keeps
+    /// no way in (API.md "Taking an account back").
     public func resetPassword(token: String, password: String) throws {
         let password = try Validation.password(password)
         let hash = try hasher.hash(password)
@@ -117,6 +120,10 @@ extension Accounts {
             try tokens.endAll(userID: userID, purpose: .resetPassword, on: connection)
             try store.setPasswordHash(hash, id: userID, now: now, on: connection)
             try sessions.deleteAll(userID: userID, on: connection)
+            _ = try identities.removeUnvouched(from: userID, on: connection)
+            // (An address under `.invalid`, the stand-in of an account without one, is never
+            // verified: only an operator's hand-made link resets such an account.)
+            try connection.execute("UPDATE users SET email_verified = \(true) WHERE id = \(userID) AND email_key NOT LIKE \("%.invalid")")
             if let row = try connection.fetchOne("SELECT username_key, email_key FROM users WHERE id = \(userID)") {
                 try throttle.recordSuccess(keys: [LoginThrottle.accountKey(id: userID), try row.decode("username_key"), try row.decode("email_key")],
                                            on: connection)

@@ -58,6 +58,7 @@ public final class Accounts: Sendable {
     let throttle: LoginThrottle
     let store = AccountStore()
     let identities = IdentityStore()
+    let nonces = NonceLedger()
     let sessions = SessionStore()
     let cache: SessionCache
     let tokens = AccountTokenStore()
@@ -284,14 +285,17 @@ public final class Accounts: Sendable {
 
     // MARK: Password and deletion
 
-    /// Changes the password after the confirmation; every other session ends. Without one,
-    /// only an account that has no password yet sets one (API.md).
+    /// Changes the password after the confirmation; every other session ends. An account
+    /// without a password sets its first one with a fresh token of a linked provider (API.md):
+    /// the session alone would let whoever stole it take the account in one step.
     public func changePassword(_ identity: Identity, confirmation: Confirmation?, new: String) throws {
         let newPassword = try Validation.password(new, field: "newPassword")
         if let confirmation {
             try confirm(identity, confirmation)
         } else if try signInMethods(userID: identity.userID).hasPassword {
             throw AuthError.validation(field: "currentPassword", message: "Changing the password needs currentPassword.")
+        } else {
+            throw AuthError.confirmationRefused(field: "proof")
         }
         let hash = try hasher.hash(newPassword)
         let now = clock.nowMillis()
@@ -340,7 +344,8 @@ public final class Accounts: Sendable {
         }
     }
 
-    /// Removes expired sessions, lockout records that no longer count and `active_days` rows
+    /// Removes expired sessions, lockout records that no longer count, used nonces of expired
+    /// tokens and `active_days` rows
     /// older than 90 days (the statistics read 30); answers how many sessions went. The
     /// server runs it periodically.
     public func purgeExpired() throws -> Int {
@@ -348,6 +353,7 @@ public final class Accounts: Sendable {
         return try database.write { connection in
             try throttle.purge(now: now, on: connection)
             try tokens.deleteExpired(now: now, on: connection)
+            try nonces.purge(now: now, on: connection)
             try sessions.purgeActiveDays(before: now - 90 * SessionStore.dayMillis, on: connection)
             return try sessions.deleteExpired(now: now, on: connection)
         }

@@ -27,4 +27,8 @@ public enum AuthError: Error, Sendable, Equatable {
     /// A provider token given to confirm an action was refused, or names an identity not linked
     /// to the caller's account (403, like a wrong confirmation password).
     case identityNotAccepted
+    /// A change that needs a fresh proof besides the session (linking a provider, a first
+    /// password) came without one, or with a wrong one: 403 `invalid_credentials`, `field` the
+    /// proof the account gives (`currentPassword`, or `proof` for an account without a password).
+    case confirmationRefused(field: String)
 }

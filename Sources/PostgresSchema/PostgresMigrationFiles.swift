@@ -28,5 +28,6 @@ public enum PostgresMigrationFiles {
         ("0020_changes", PackageResources._020_changes_sql),
         ("0021_announcements", PackageResources._021_announcements_sql),
         ("0022_admin_stats", PackageResources._022_admin_stats_sql),
+        ("0023_identity_trust", PackageResources._023_identity_trust_sql),
     ]
 }

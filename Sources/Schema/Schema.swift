@@ -32,6 +32,7 @@ public enum Schema {
         migration("0020_changes", PackageResources._020_changes_sql),
         migration("0021_announcements", PackageResources._021_announcements_sql),
         migration("0022_admin_stats", PackageResources._022_admin_stats_sql),
+        migration("0023_identity_trust", PackageResources._023_identity_trust_sql),
     ]
 
     /// The same changes for PostgreSQL (`migrations/postgres`, embedded by `PostgresSchema`).

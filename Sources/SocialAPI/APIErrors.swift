@@ -84,6 +84,10 @@ enum APIErrors {
         case .identityNotAccepted:
             // 403, not 401, as for a wrong confirmation password: the app stays signed in.
             return APIError(status: 403, code: "invalid_credentials", message: "The sign-in token was not accepted.")
+        case .confirmationRefused(let field):
+            let message = field == "proof" ? "This needs proof: a fresh sign-in token of a provider linked to the account."
+                                           : "This needs the account's current password."
+            return APIError(status: 403, code: "invalid_credentials", message: message, field: field)
         }
     }
 

@@ -71,7 +71,10 @@ final class SignInTests: ServerTestCase {
     func testANewAppleUserSignsUpInOneRequestAndComesBackToTheSameAccount() throws {
         let sub = subject()
         let email = "\(sub.prefix(9))@privaterelay.appleid.com"
-        let first = assertSuccess(try apple(["sub": sub, "email": email, "nonce": "n-0S6_WzA2Mj"], ["nonce": "n-0S6_WzA2Mj", "displayName": "Kalle Rovanperä"]), 201)
+        // Apple's convention: the app sends the raw nonce, the token carries its SHA-256 in hex.
+        let nonce = "n-0S6_WzA2Mj"
+        let first = assertSuccess(try apple(["sub": sub, "email": email, "nonce": Hex.encode(SHA256.hash(nonce))],
+                                            ["nonce": nonce, "displayName": "Kalle Rovanperä"]), 201)
         XCTAssertEqual(first["created"] as? Bool, true)
         let user = try XCTUnwrap(child(first, "user"))
         assertOwnUser(user, email: email)
@@ -133,19 +136,28 @@ final class SignInTests: ServerTestCase {
         assertError(try apple(["sub": sub, "email": owner.email.uppercased()]), 409, "account_exists", field: "email")
         XCTAssertEqual(try identityRows(sub), 0)
 
-        let linked = assertSuccess(try client.request("POST", "/v1/users/me/identities/apple", json: ["token": try mint.token(["sub": sub])], token: owner.token), 200)
+        func link(_ account: Account, _ claims: [String: Any], password: String? = nil) throws -> HTTPResult {
+            try client.request("POST", "/v1/users/me/identities/apple",
+                               json: ["token": try mint.token(claims), "currentPassword": password ?? account.password], token: account.token)
+        }
+        // The session alone links nothing (a stolen one would link the thief's Apple id).
+        assertError(try client.request("POST", "/v1/users/me/identities/apple", json: ["token": try mint.token(["sub": sub])], token: owner.token),
+                    403, "invalid_credentials", field: "currentPassword")
+        assertError(try link(owner, ["sub": sub], password: "not-the-password"), 403, "invalid_credentials", field: "currentPassword")
+        XCTAssertEqual(try identityRows(sub), 0)
+        let linked = assertSuccess(try link(owner, ["sub": sub]), 200)
         XCTAssertEqual(linked["identities"] as? [String], ["apple"])
         XCTAssertEqual(linked["hasPassword"] as? Bool, true)
         // Linking it again is a no-op; linking it to somebody else is a conflict.
-        assertSuccess(try client.request("POST", "/v1/users/me/identities/apple", json: ["token": try mint.token(["sub": sub])], token: owner.token), 200)
+        assertSuccess(try link(owner, ["sub": sub]), 200)
         let other = try client.signup()
-        assertError(try client.request("POST", "/v1/users/me/identities/apple", json: ["token": try mint.token(["sub": sub])], token: other.token), 409, "conflict")
+        assertError(try link(other, ["sub": sub]), 409, "conflict")
         // A second Apple id on the same account: unlink the first one first.
-        assertError(try client.request("POST", "/v1/users/me/identities/apple", json: ["token": try mint.token(["sub": subject()])], token: owner.token), 409, "conflict")
+        assertError(try link(owner, ["sub": subject()]), 409, "conflict")
         // A refused token keeps the app signed in (403, not 401).
-        assertError(try client.request("POST", "/v1/users/me/identities/apple", json: ["token": try mint.token(["aud": "com.someone.else"])], token: owner.token),
-                    403, "invalid_credentials")
-        assertError(try client.request("POST", "/v1/users/me/identities/twitter", json: ["token": "x"], token: owner.token), 400, "validation_failed")
+        assertError(try link(owner, ["aud": "com.someone.else"]), 403, "invalid_credentials")
+        assertError(try client.request("POST", "/v1/users/me/identities/twitter", json: ["token": "x", "currentPassword": owner.password], token: owner.token),
+                    400, "validation_failed")
 
         // Now Apple signs into the owner's account, email or not.
         let signedIn = assertSuccess(try apple(["sub": sub, "email": owner.email]), 201)
@@ -177,9 +189,17 @@ final class SignInTests: ServerTestCase {
             "email": "again-\(sub.prefix(6))@example.org", "provider": "apple", "token": try mint.token(["sub": subject()]),
         ], token: token), 403, "invalid_credentials", "another Apple id's token confirms nothing")
 
-        // A first password needs no current one...
+        // A first password needs a fresh token of the linked provider, never the session alone...
         let password = Fake.password()
-        assertSuccess(try client.request("PUT", "/v1/users/me/password", json: ["newPassword": password], token: token), 204)
+        assertError(try client.request("PUT", "/v1/users/me/password", json: ["newPassword": password], token: token),
+                    403, "invalid_credentials", field: "proof", "a stolen session must not take the account in one step")
+        assertError(try client.request("PUT", "/v1/users/me/password", json: [
+            "newPassword": password, "proof": ["provider": "apple", "token": try mint.token(["sub": subject()])],
+        ], token: token), 403, "invalid_credentials", "another Apple id's token")
+        XCTAssertEqual(try client.me(token).object?["hasPassword"] as? Bool, false)
+        assertSuccess(try client.request("PUT", "/v1/users/me/password", json: [
+            "newPassword": password, "proof": ["provider": "apple", "token": try mint.token(["sub": sub])],
+        ], token: token), 204)
         XCTAssertEqual(try client.me(token).object?["hasPassword"] as? Bool, true)
         let (passwordToken, _) = try client.login(user["username"] as? String ?? "", password)
         // ...a second one does.
@@ -214,15 +234,17 @@ final class SignInTests: ServerTestCase {
         assertError(try client.me(try XCTUnwrap(made["sessionToken"] as? String)), 401, "invalid_session")
     }
 
-    func testALockedAccountIsLockedToItsProviderToo() throws {
-        let owner = try client.signup()
+    /// Anyone can fail ten passwords for a username: that locks the password login, never the
+    /// provider's (API.md), which a password-less account has as its only way in.
+    func testAPasswordLockoutNeverBlocksAProviderSignIn() throws {
         let sub = subject()
-        assertSuccess(try client.request("POST", "/v1/users/me/identities/apple", json: ["token": try mint.token(["sub": sub])], token: owner.token), 200)
-        // The default threshold: ten wrong passwords lock the account (API.md: lockouts apply).
-        for _ in 0..<10 { _ = try client.request("POST", "/v1/sessions", json: ["login": owner.username, "password": "wrong-password-1"]) }
-        let locked = try apple(["sub": sub, "email": owner.email])
-        assertError(locked, 429, "account_locked")
-        XCTAssertNotNil(locked.headers["retry-after"])
+        let made = assertSuccess(try apple(["sub": sub]), 201)
+        let username = try XCTUnwrap(child(made, "user")?["username"] as? String)
+        for _ in 0..<10 { _ = try client.request("POST", "/v1/sessions", json: ["login": username, "password": "wrong-password-1"]) }
+        let locked = try client.request("POST", "/v1/sessions", json: ["login": username, "password": "wrong-password-1"])
+        assertError(locked, 429, "account_locked", "the password login is locked")
+        let again = assertSuccess(try apple(["sub": sub]), 201)
+        XCTAssertEqual(child(again, "user")?["id"] as? String, child(made, "user")?["id"] as? String)
     }
 
     func testEveryHostileTokenIsRefusedAndMakesNothing() throws {
@@ -245,9 +267,17 @@ final class SignInTests: ServerTestCase {
         for (name, token) in hostile {
             assertError(try client.request("POST", "/v1/sessions/apple", json: ["identityToken": token]), 401, "invalid_credentials", name)
         }
-        // A nonce the app gave that the token does not carry.
+        // A nonce the app gave that the token does not carry; the token's own claim sent back
+        // as the nonce (whoever stole the token has it); not yet valid; a critical extension.
         assertError(try client.request("POST", "/v1/sessions/apple", json: ["identityToken": try mint.token(["sub": sub, "nonce": "abc"]), "nonce": "xyz"]),
                     401, "invalid_credentials", "nonce")
+        assertError(try client.request("POST", "/v1/sessions/apple", json: ["identityToken": try mint.token(["sub": sub, "nonce": "abc"]), "nonce": "abc"]),
+                    401, "invalid_credentials", "the claim as the nonce")
+        assertError(try client.request("POST", "/v1/sessions/apple", json: ["identityToken": try mint.token(["sub": sub, "nbf": mint.now + 3_600])]),
+                    401, "invalid_credentials", "nbf in the future")
+        assertError(try client.request("POST", "/v1/sessions/apple", json: [
+            "identityToken": try mint.sign(claims, header: ["alg": "RS256", "kid": "k1", "typ": "JWT", "crit": ["http://example.com/ext"]]),
+        ]), 401, "invalid_credentials", "crit")
         assertError(try client.request("POST", "/v1/sessions/apple", json: ["nonce": "xyz"]), 400, "validation_failed", field: "identityToken")
         assertError(try client.request("POST", "/v1/sessions/facebook", json: ["accessToken": "EAAUnknownToken"]), 401, "invalid_credentials")
         XCTAssertEqual(try identityRows(sub), 0)
@@ -257,20 +287,40 @@ final class SignInTests: ServerTestCase {
         XCTAssertTrue(server.output.allLines.contains { $0.contains("provider token refused") && $0.contains("audience") })
     }
 
-    func testAFacebookUserSignsInAndAnUnverifiedAddressStillBlocksLinking() throws {
+    /// Facebook never says it verified an address, so a Facebook account starts without one:
+    /// kept, it would be the victim's `email_taken` (account pre-hijacking, issue 43).
+    func testAFacebookUserSignsInAndItsUnverifiedAddressIsNeitherKeptNorCompared() throws {
         let userId = String(Int.random(in: 10_000_000...99_999_999))
-        let made = assertSuccess(try facebook("EAA\(userId)First", userId: userId, email: "fb-\(userId)@example.com"), 201)
+        let victim = "fb-\(userId)@example.com"
+        let made = assertSuccess(try facebook("EAA\(userId)First", userId: userId, email: victim), 201)
         XCTAssertEqual(made["created"] as? Bool, true)
         let user = try XCTUnwrap(child(made, "user"))
         XCTAssertEqual(user["identities"] as? [String], ["facebook"])
-        XCTAssertEqual(user["email"] as? String, "fb-\(userId)@example.com")
-        XCTAssertEqual(user["emailVerified"] as? Bool, false, "Facebook does not say it verified the address")
+        XCTAssertTrue((user["email"] as? String ?? "").hasSuffix("@users.invalid"), "not the unverified address: \(user)")
+        XCTAssertEqual(user["emailVerified"] as? Bool, false)
         let again = assertSuccess(try facebook("EAA\(userId)Second", userId: userId), 201)
         XCTAssertEqual(child(again, "user")?["id"] as? String, user["id"] as? String)
+        // The address's owner signs up with it afterwards.
+        XCTAssertEqual(try client.signup(email: victim).email, victim)
 
-        // Another Facebook user whose (unverified) address is a password account's.
+        // Another Facebook user whose (unverified) address is a password account's: nothing is
+        // refused or linked because of it.
         let owner = try client.signup()
-        assertError(try facebook("EAA\(userId)Third", userId: userId + "1", email: owner.email), 409, "account_exists", field: "email")
+        let other = assertSuccess(try facebook("EAA\(userId)Third", userId: userId + "1", email: owner.email), 201)
+        XCTAssertEqual(other["created"] as? Bool, true)
+        XCTAssertNotEqual(child(other, "user")?["id"] as? String, owner.id)
+        // Apple with email_verified false is no different.
+        let unverified = assertSuccess(try apple(["sub": subject(), "email": owner.email, "email_verified": "false"]), 201)
+        XCTAssertTrue((child(unverified, "user")?["email"] as? String ?? "").hasSuffix("@users.invalid"))
+    }
+
+    /// A stolen ID token with a nonce replays nothing: the nonce signs in once.
+    func testANonceSignsInOnce() throws {
+        let nonce = "raw-\(UUID().uuidString)"
+        let token = try mint.token(["sub": subject(), "nonce": Hex.encode(SHA256.hash(nonce))])
+        assertSuccess(try client.request("POST", "/v1/sessions/apple", json: ["identityToken": token, "nonce": nonce]), 201)
+        assertError(try client.request("POST", "/v1/sessions/apple", json: ["identityToken": token, "nonce": nonce]), 401, "invalid_credentials", "replayed")
+        assertError(try client.request("POST", "/v1/sessions/apple", json: ["identityToken": token]), 401, "invalid_credentials", "replayed without the nonce")
     }
 
     private func identityRows(_ subject: String) throws -> Int {

@@ -144,12 +144,27 @@ qZ42g990DVz/zGUsA92mAA==
         #expect(refusal(String(repeating: "a", count: 9_000), key: key) == "token too long")
     }
 
-    @Test func theNonceMustMatchRawOrHashed() throws {
+    @Test func theNonceMustBeTheHashOfWhatTheAppSentAndTravelsOnToBeUsedOnce() throws {
         let key = try key
         let raw = "n-0S6_WzA2Mj"
-        #expect(refusal(try token(claims(["nonce": raw])), key: key, nonce: raw) == nil)
-        #expect(refusal(try token(claims(["nonce": Hex.encode(SHA256.hash(raw))])), key: key, nonce: raw) == nil, "Apple's SHA-256 form")
+        let hashed = Hex.encode(SHA256.hash(raw))
+        let identity = try check.verify(try token(claims(["nonce": hashed])), key: key, now: now, nonce: raw)
+        #expect(identity.nonce == OneTimeNonce(claim: hashed, expiresAtMillis: (now + 600 + 60) * 1_000), "Apple's SHA-256 form, kept until exp + leeway")
+        // The claim itself, sent back as the nonce: whoever holds the token has it (issue 43).
+        #expect(refusal(try token(claims(["nonce": raw])), key: key, nonce: raw) == "nonce")
         #expect(refusal(try token(claims(["nonce": "replayed"])), key: key, nonce: raw) == "nonce")
         #expect(refusal(try token(claims()), key: key, nonce: raw) == "nonce", "a nonce sent but none in the token")
+        // Without a nonce from the app the token still carries its claim on, to be used up once.
+        #expect(try check.verify(try token(claims(["nonce": hashed])), key: key, now: now, nonce: nil).nonce?.claim == hashed)
+        #expect(try check.verify(try token(claims()), key: key, now: now, nonce: nil).nonce == nil)
+    }
+
+    @Test func aTokenNotYetValidOrWithCriticalExtensionsIsRefused() throws {
+        let key = try key
+        #expect(refusal(try token(claims(["nbf": now + 3_600])), key: key) == "not yet valid")
+        #expect(refusal(try token(claims(["nbf": now + 30])), key: key) == nil, "within the leeway")
+        #expect(refusal(try token(claims(["nbf": now - 30])), key: key) == nil)
+        #expect(refusal(try token(claims(), header: ["alg": "RS256", "kid": "K1", "crit": ["exp"]]), key: key) == "crit header")
+        #expect(refusal(try token(claims(), header: ["alg": "RS256", "kid": "K1", "crit": []]), key: key) == "crit header")
     }
 }

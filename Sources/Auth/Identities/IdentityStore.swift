@@ -25,11 +25,13 @@ struct IdentityStore: Sendable {
     }
 
     /// Links `(provider, subject)` to the account; `LinkConflict` when either key is taken.
-    func link(_ identity: VerifiedIdentity, to userID: String, now: Int64, on connection: any DatabaseConnection) throws {
+    /// `vouched`: whether the account's email was verified at this moment (a completed reset
+    /// removes the identities linked while it was not, `removeUnvouched`).
+    func link(_ identity: VerifiedIdentity, to userID: String, vouched: Bool, now: Int64, on connection: any DatabaseConnection) throws {
         do {
             try connection.execute("""
-                INSERT INTO identities (provider, subject, user_id, created_at)
-                VALUES (\(identity.provider.rawValue), \(identity.subject), \(userID), \(now))
+                INSERT INTO identities (provider, subject, user_id, created_at, vouched)
+                VALUES (\(identity.provider.rawValue), \(identity.subject), \(userID), \(now), \(vouched))
                 """)
         } catch {
             // `execute` throws StorageError only. (A `catch let … as … where` here crashed
@@ -38,6 +40,14 @@ struct IdentityStore: Sendable {
             if error.isUniqueViolation(on: "user_id") { throw LinkConflict.providerLinked }
             throw error
         }
+    }
+
+    /// Removes every identity linked to the account while its email was unverified; answers
+    /// how many went. A completed password reset calls it: the mailbox is proven, and an
+    /// identity someone linked before that (to an account made with another's address) must
+    /// not keep them a way in.
+    func removeUnvouched(from userID: String, on connection: any DatabaseConnection) throws -> Int {
+        try connection.execute("DELETE FROM identities WHERE user_id = \(userID) AND vouched = \(false)")
     }
 
     /// Removes the account's identity of `provider`; false when it had none.

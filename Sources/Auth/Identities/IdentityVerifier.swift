@@ -15,13 +15,36 @@ public struct VerifiedIdentity: Sendable, Equatable {
     public let email: String?
     public let emailVerified: Bool
     public let name: String?
+    /// The token's `nonce`, when it has one: such a token is accepted once (`NonceLedger`).
+    public let nonce: OneTimeNonce?
 
-    public init(provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool, name: String?) {
+    public init(provider: IdentityProvider, subject: String, email: String?, emailVerified: Bool, name: String?, nonce: OneTimeNonce? = nil) {
         self.provider = provider
         self.subject = subject
         self.email = email
         self.emailVerified = emailVerified
         self.name = name
+        self.nonce = nonce
+    }
+
+    /// The email when the provider vouches for it (Apple; Google with `email_verified: true`),
+    /// and it has an address's shape. Only such an address is ever stored or compared with
+    /// accounts: an unverified one may be anyone's (account pre-hijacking).
+    public var vouchedEmail: String? {
+        guard emailVerified, let email, Validation.isValidEmail(email) else { return nil }
+        return email
+    }
+}
+
+/// A token's `nonce` claim and until when the token could be accepted (its `exp` plus the
+/// leeway, in milliseconds): how long the ledger must remember it was used.
+public struct OneTimeNonce: Sendable, Equatable {
+    public let claim: String
+    public let expiresAtMillis: Int64
+
+    public init(claim: String, expiresAtMillis: Int64) {
+        self.claim = claim
+        self.expiresAtMillis = expiresAtMillis
     }
 }
 
@@ -47,7 +70,7 @@ public protocol IdentityVerifier: Sendable {
     /// implementation's bound (a few seconds); call it outside any database transaction.
     /// - Parameters:
     ///   - token: Apple's `identityToken`, Google's `idToken`, Facebook's `accessToken`.
-    ///   - nonce: what the app says it asked the provider to embed (Apple: the raw value, whose
-    ///     SHA-256 in hex the token may carry instead); nil when the app sent none.
+    ///   - nonce: the raw value the app says it asked the provider to embed as its SHA-256 in
+    ///     hex (Apple's and Firebase's convention); nil when the app sent none.
     func verify(token: String, nonce: String?) throws(IdentityVerificationError) -> VerifiedIdentity
 }

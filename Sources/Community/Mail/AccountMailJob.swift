@@ -11,9 +11,12 @@ package enum AccountMailJob: Equatable {
     case token(AccountMail)
     case resetRequest(PasswordResetRequest)
     case emailChanged(userID: String, oldEmail: String)
+    /// A provider was linked to the account: its address is told (API.md).
+    case identityLinked(userID: String, provider: IdentityProvider)
 
     private static let resetRequestPurpose = "reset_request"
     private static let emailChangedPurpose = "email_changed"
+    private static let identityLinkedPurpose = "identity_linked"
 
     /// Queues the job inside the caller's write. The payload is never a token: a token mail
     /// carries its nonce, and the dispatcher rebuilds the token from it.
@@ -30,6 +33,8 @@ package enum AccountMailJob: Equatable {
              "nonce": .string(request.nonce)]
         case .emailChanged(let userID, let oldEmail):
             ["purpose": .string(Self.emailChangedPurpose), "userId": .string(userID), "to": .string(oldEmail)]
+        case .identityLinked(let userID, let provider):
+            ["purpose": .string(Self.identityLinkedPurpose), "userId": .string(userID), "provider": .string(provider.rawValue)]
         }
     }
 
@@ -41,6 +46,10 @@ package enum AccountMailJob: Equatable {
             self = .resetRequest(PasswordResetRequest(email: try input.string("email"), locale: locale, nonce: try input.string("nonce")))
         case Self.emailChangedPurpose:
             self = .emailChanged(userID: try input.string("userId"), oldEmail: try input.string("to"))
+        case Self.identityLinkedPurpose:
+            let name = try input.string("provider")
+            guard let provider = IdentityProvider(rawValue: name) else { throw AccountMailJobError(purpose: "\(purpose) (provider \(name))") }
+            self = .identityLinked(userID: try input.string("userId"), provider: provider)
         default:
             guard let token = AccountTokenPurpose(rawValue: purpose) else { throw AccountMailJobError(purpose: purpose) }
             self = .token(AccountMail(purpose: token, userID: try input.string("userId"), nonce: try input.string("nonce")))

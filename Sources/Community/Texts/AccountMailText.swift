@@ -24,8 +24,21 @@ package struct AccountMailText: Equatable {
         }
     }
 
-    /// The plain text and the HTML of one mail: a greeting, the body, the action's link if
-    /// there is one, and the closing line.
+    /// The notice to the account's address that a provider was linked (API.md): someone with
+    /// the session and a fresh proof did it; if it was not the owner, the owner acts now.
+    package static func identityLinked(locale: AccountLocale, username: String, provider: String) -> AccountMailText {
+        switch locale {
+        case .english:
+            AccountMailText(locale: locale, subject: "\(provider) was linked to your account", greeting: "Hi \(username),",
+                            body: "Your Pacenote account can now be signed into with \(provider).",
+                            ignore: "If it was not you, reset your password from the app right away: that removes the link and signs everyone out.")
+        case .spanish:
+            AccountMailText(locale: locale, subject: "Se vinculó \(provider) a tu cuenta", greeting: "Hola, \(username):",
+                            body: "Ahora se puede entrar en tu cuenta de Pacenote con \(provider).",
+                            ignore: "Si no fuiste tú, restablece tu contraseña desde la app cuanto antes: eso quita el vínculo y cierra todas las sesiones.")
+        }
+    }
+
     /// The answer to a reset asked for an address no account has: the same sending as for an
     /// account's address, and what its owner needs (perhaps they signed up with another one).
     package static func noAccount(locale: AccountLocale) -> AccountMailText {

@@ -93,16 +93,28 @@ package struct MailDispatcher: Sendable {
             }
             return deliverToken(mail, job: job)
         case .emailChanged(let userID, let oldEmail):
-            let account: Account?
-            do {
-                account = try database.read { connection in try AccountStore().find(id: userID, on: connection) }
-            } catch {
-                return .retry("database: \(error)")
+            return withAccount(userID) { account in
+                send(.emailChanged(locale: account.locale, username: account.username), to: oldEmail, messageID: "email_changed.\(job.seq)")
             }
-            guard let account else { return .skipped("account deleted") }
-            let words = AccountMailText.emailChanged(locale: account.locale, username: account.username)
-            return send(words, to: oldEmail, messageID: "email_changed.\(job.seq)")
+        case .identityLinked(let userID, let provider):
+            return withAccount(userID) { account in
+                guard account.hasMailbox else { return .skipped("no address") }
+                let words = AccountMailText.identityLinked(locale: account.locale, username: account.username, provider: provider.displayName)
+                return send(words, to: account.email, messageID: "identity_linked.\(job.seq)")
+            }
         }
+    }
+
+    /// Runs `deliver` with the account, read now: a deleted one is skipped, a database failure retried.
+    private func withAccount(_ userID: String, _ deliver: (Account) -> DeliveryResult) -> DeliveryResult {
+        let account: Account?
+        do {
+            account = try database.read { connection in try AccountStore().find(id: userID, on: connection) }
+        } catch {
+            return .retry("database: \(error)")
+        }
+        guard let account else { return .skipped("account deleted") }
+        return deliver(account)
     }
 
     private func deliverToken(_ mail: AccountMail, job: OutboxJob) -> DeliveryResult {

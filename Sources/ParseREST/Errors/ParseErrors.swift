@@ -73,7 +73,7 @@ enum ParseErrors {
             return ParseError(.usernameTaken, "Account already exists for this username.")
         case .emailTaken:
             return ParseError(.emailTaken, "Account already exists for this email address.")
-        case .invalidCredentials, .wrongPassword, .identityNotAccepted:
+        case .invalidCredentials, .wrongPassword, .identityNotAccepted, .confirmationRefused:
             return ParseError(.objectNotFound, "Invalid username/password.")
         case .accountLocked(let seconds):
             // parse-server's account lockout answers 101 too (AccountLockout.js).

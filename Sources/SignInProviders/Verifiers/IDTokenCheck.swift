@@ -51,6 +51,9 @@ public struct IDTokenCheck: Sendable {
         // Exactly RS256: `none` would need no signature, and HS256 would take the public key,
         // which anyone has, as the HMAC secret. Neither is ever tried.
         guard header["alg"]?.stringValue == "RS256" else { throw .invalidToken(reason: "alg is not RS256") }
+        // RFC 7515 4.1.11: a `crit` header names extensions the recipient must understand, and
+        // this check understands none (providers never send one).
+        guard header["crit"] == nil else { throw .invalidToken(reason: "crit header") }
         guard let key, key.algorithm == .rs256 else { throw .invalidToken(reason: "kid not in the provider's keys") }
         guard let (_, claimBytes) = JWT.verify(token, with: key),
               let claims = try? JSONValue.parse(claimBytes, duplicateKeys: .refuse), claims.objectValue != nil else {
@@ -63,21 +66,30 @@ public struct IDTokenCheck: Sendable {
         if let issuedAt = claims["iat"].flatMap(Self.seconds), issuedAt > now + leewaySeconds {
             throw .invalidToken(reason: "issued in the future")
         }
+        if let notBefore = claims["nbf"].flatMap(Self.seconds), notBefore > now + leewaySeconds {
+            throw .invalidToken(reason: "not yet valid")
+        }
+        let claimedNonce = claims["nonce"]?.stringValue
         if let nonce {
-            // The app may send the raw nonce or, as Apple's guide has it, its SHA-256 in hex.
-            guard let claimed = claims["nonce"]?.stringValue,
-                  constantTimeEquals(claimed.utf8, nonce.utf8) || constantTimeEquals(claimed.utf8, Hex.encode(SHA256.hash(nonce)).utf8) else {
+            // The app sends the raw nonce; the token carries its SHA-256 in hex (Apple's and
+            // Firebase's convention). Never the value as sent: the claim itself is in the token,
+            // so whoever holds a stolen token could send it.
+            guard let claimedNonce, constantTimeEquals(claimedNonce.utf8, Hex.encode(SHA256.hash(nonce)).utf8) else {
                 throw .invalidToken(reason: "nonce")
             }
         }
+        guard claimedNonce.map({ !$0.isEmpty && $0.utf8.count <= 255 }) ?? true else { throw .invalidToken(reason: "nonce") }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty, subject.utf8.count <= 255 else {
             throw .invalidToken(reason: "no subject")
         }
         let email = claims["email"]?.stringValue
         // Apple writes `email_verified` as a string ("true") in some tokens, Google as a bool.
         let verified = claims["email_verified"]?.boolValue ?? (claims["email_verified"]?.stringValue == "true")
+        // A token with a nonce signs in once (`Accounts` uses it up), whether or not the app
+        // sent the nonce: until its expiry, so the ledger keeps it that long.
+        let oneTime = claimedNonce.map { OneTimeNonce(claim: $0, expiresAtMillis: (expiry + leewaySeconds) * 1_000) }
         return VerifiedIdentity(provider: provider, subject: subject, email: email, emailVerified: email != nil && verified,
-                                name: claims["name"]?.stringValue)
+                                name: claims["name"]?.stringValue, nonce: oneTime)
     }
 
     private static func seconds(_ value: JSONValue) -> Int64? {

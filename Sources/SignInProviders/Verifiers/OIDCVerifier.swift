@@ -9,10 +9,11 @@ import Telemetry
 /// A call reads the token's header first, and only an RS256 token with a `kid` ever reaches the
 /// key cache (so `alg: none` or HS256 tokens cost the provider nothing); the key comes from the
 /// `JWKSCache` (which may fetch, bounded by the client's timeout); then `IDTokenCheck` judges the
-/// signature, issuer, audience, times, nonce and subject. The nonce: when the caller gives one,
-/// the token's `nonce` claim must equal it, or equal its SHA-256 in lower-case hex (Apple's
-/// guide has apps send the hash to Apple and keep the raw value, which is what reaches us; an
-/// app that sends the raw value to both works too). Without one, the claim is not looked at.
+/// signature, issuer, audience, times (`exp`, `iat`, `nbf`), `crit`, nonce and subject. The
+/// nonce: when the caller gives one, the token's `nonce` claim must equal its SHA-256 in
+/// lower-case hex (Apple's guide has apps send the hash to Apple and keep the raw value, which
+/// is what reaches us), never the value itself; a token with a nonce claim is handed on with it,
+/// and `Accounts` accepts it once.
 public final class OIDCVerifier: IdentityVerifier {
     public struct Configuration: Sendable {
         public var provider: IdentityProvider

@@ -33,6 +33,13 @@ struct MailQueue: Sendable {
         try AccountMailJob.emailChanged(userID: account.id, oldEmail: oldEmail).enqueue(now: clock.nowMillis(), on: connection)
     }
 
+    /// Queues the notice that a provider was linked, to the account's address when it has one
+    /// (API.md): if the owner did not do it, they learn before the provider is used.
+    func noticeIdentityLinked(_ account: Account, provider: IdentityProvider, on connection: any DatabaseConnection) throws {
+        guard service != nil, account.hasMailbox else { return }
+        try AccountMailJob.identityLinked(userID: account.id, provider: provider).enqueue(now: clock.nowMillis(), on: connection)
+    }
+
     /// The `enqueue`s the recovery calls take.
     func enqueue(_ mail: AccountMail, on connection: any DatabaseConnection) throws {
         try AccountMailJob.token(mail).enqueue(now: clock.nowMillis(), on: connection)

@@ -38,13 +38,10 @@ struct IdentityRoutes {
             username: try body.string("username"), displayName: try body.string("displayName"),
             locale: try body.nonNull("locale", body.locale) ?? AccountLocale(acceptLanguage: request.headers["accept-language"]))
         let identity = try tokens.signIn(provider, token: token, nonce: try body.string("nonce"))
+        // No verification mail: an account made here has the provider's address only when the
+        // provider vouched for it, verified already, or none at all.
         let result = try accounts.signIn(with: identity, newAccount: details) {
             try limits.check(.signups, key: limits.clientKey(request))
-        } created: { account, connection in
-            // An address the provider vouched for needs no mail; one it did not (Facebook's) is
-            // verified as a sign-up's is. No address at all: nothing to send.
-            guard !account.emailVerified, identity.email.map(Validation.isValidEmail) == true, limits.allowsMail(to: account.email, request) else { return }
-            try mail.verify(account, on: connection)
         }
         return .json(201, SignedInJSON(signedIn: result.signedIn, created: result.created))
     }
@@ -59,7 +56,16 @@ struct IdentityRoutes {
         }
         let body = try JSONBody.parse(request)
         let identity = try tokens.confirm(provider, token: try body.requireString("token"), nonce: try body.string("nonce"))
-        try accounts.link(identity, to: caller)
+        // The proof besides the session (API.md): the password, or a linked provider's fresh token.
+        let proof: Confirmation?
+        do {
+            proof = try tokens.confirmation(in: body, passwordField: "currentPassword", besideFields: false)
+        } catch AuthError.identityNotAccepted {
+            throw AuthError.confirmationRefused(field: "proof")
+        }
+        try accounts.link(identity, to: caller, proof: proof) { account, connection in
+            try mail.noticeIdentityLinked(account, provider: provider, on: connection)
+        }
         return try AccountRoutes.me(caller, accounts)
     }
 

@@ -23,13 +23,29 @@ struct ProviderTokens: Sendable {
         try verify(provider, token: token, nonce: nonce, refused: AuthError.identityNotAccepted)
     }
 
-    /// The confirmation a body gives: `passwordField`, or `provider` and `token` (API.md: "an
-    /// account without a password gives provider and token instead"). Nil when it gives neither.
-    func confirmation(in body: JSONBody, passwordField: String) throws -> Confirmation? {
+    /// The confirmation a body gives: `passwordField`, or `proof: {provider, token}`, or (the
+    /// older form of the same) `provider` and `token` beside the other fields (API.md: "an
+    /// account without a password gives provider and token instead"). Nil when it gives none.
+    /// `besideFields`: whether the older form counts (not where `token` is the body's subject,
+    /// as in a link).
+    func confirmation(in body: JSONBody, passwordField: String, besideFields: Bool = true) throws -> Confirmation? {
         if let password = try body.string(passwordField) { return .password(password) }
-        guard body.has("provider") || body.has("token") else { return nil }
-        let provider = try Self.provider(named: try body.requireString("provider"), field: "provider")
-        return .identity(try confirm(provider, token: try body.requireString("token"), nonce: try body.string("nonce")))
+        if let proof = try body.object("proof") { return try identity(in: proof, field: "proof") }
+        guard besideFields, body.has("provider") || body.has("token") else { return nil }
+        return try identity(in: body, field: nil)
+    }
+
+    /// `{provider, token, nonce?}` checked with the provider. A missing or mistyped member is
+    /// 400 naming it, inside `proof` when the members came in that object (`proof.token`).
+    private func identity(in body: JSONBody, field: String?) throws -> Confirmation {
+        let prefix = field.map { "\($0)." } ?? ""
+        func member(_ key: String) throws(APIError) -> String? {
+            do { return try body.string(key) } catch { throw APIError.validation(prefix + key, "\(prefix + key) must be a string.") }
+        }
+        guard let name = try member("provider") else { throw APIError.validation(prefix + "provider", "\(prefix)provider is required.") }
+        guard let token = try member("token") else { throw APIError.validation(prefix + "token", "\(prefix)token is required.") }
+        let provider = try Self.provider(named: name, field: prefix + "provider")
+        return .identity(try confirm(provider, token: token, nonce: try member("nonce")))
     }
 
     private func verify(_ provider: IdentityProvider, token: String, nonce: String?, refused: AuthError) throws -> VerifiedIdentity {
