@@ -9,6 +9,12 @@ struct ImportedIdentity: Equatable {
     var subject: String
     var userID: String
     var createdAt: Int64
+
+    /// Imported links count as vouched (`identities.vouched`): Parse made them before this
+    /// server existed, so nobody could pre-hijack them here, and a 2014 user's reset must not
+    /// take away the Facebook sign-in they came back with. (The PostgreSQL backend writes the
+    /// same `TRUE` in its statement.)
+    static let vouched = true
 }
 
 /// `_User.authData` -> `identities` (API.md: a Facebook or Twitter id kept from a Parse export

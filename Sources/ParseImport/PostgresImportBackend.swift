@@ -387,8 +387,8 @@ extension PostgresImportBackend {
                 ELSE 0 END AS outcome
             FROM input i LEFT JOIN identities h ON h.provider = i.provider AND h.subject = i.subject
         ), inserted AS (
-            INSERT INTO identities (provider, subject, user_id, created_at)
-            SELECT provider, subject, user_id, created_at FROM checked WHERE outcome = 0 ORDER BY ord
+            INSERT INTO identities (provider, subject, user_id, created_at, vouched)
+            SELECT provider, subject, user_id, created_at, TRUE FROM checked WHERE outcome = 0 ORDER BY ord
             ON CONFLICT DO NOTHING
             RETURNING provider, subject
         )

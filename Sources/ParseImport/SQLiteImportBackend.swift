@@ -190,8 +190,8 @@ struct SQLiteImportBackend: ImportBackend {
     /// account never gets a second identity of a provider; which key held it is looked up after.
     private func insertRow(_ identity: ImportedIdentity, on connection: any DatabaseConnection) throws -> WriteOutcome {
         let changed = try connection.execute("""
-            INSERT INTO identities (provider, subject, user_id, created_at)
-            VALUES (\(identity.provider.rawValue), \(identity.subject), \(identity.userID), \(identity.createdAt))
+            INSERT INTO identities (provider, subject, user_id, created_at, vouched)
+            VALUES (\(identity.provider.rawValue), \(identity.subject), \(identity.userID), \(identity.createdAt), \(ImportedIdentity.vouched))
             ON CONFLICT DO NOTHING
             """)
         if changed == 1 { return .imported }

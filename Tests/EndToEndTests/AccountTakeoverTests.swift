@@ -90,11 +90,11 @@ final class AccountTakeoverTests: XCTestCase {
         let sub = subject()
         let made = assertSuccess(try appleSignIn(sub), 201)
         let session = try XCTUnwrap(made["sessionToken"] as? String)
-        // The thief has the session, not the owner's Apple token.
+        // The thief has the session and a Facebook account, not the owner's Apple token.
+        try ProviderStandIn.control(standIn, tokens: ["EAAThief": ["userId": "77001", "name": "Thief"], "EAAOwner": ["userId": "77002", "name": "Owner"]])
         let thiefs = subject()
         assertError(try client.request("POST", "/v1/users/me/identities/facebook", json: ["token": "EAAThief"], token: session),
                     403, "invalid_credentials", field: "proof")
-        try ProviderStandIn.control(standIn, tokens: ["EAAThief": ["userId": "77001", "name": "Thief"], "EAAOwner": ["userId": "77002", "name": "Owner"]])
         assertError(try client.request("POST", "/v1/users/me/identities/facebook", json: [
             "token": "EAAThief", "proof": ["provider": "apple", "token": try mint.token(["sub": thiefs])],
         ], token: session), 403, "invalid_credentials", field: "proof")

@@ -400,6 +400,8 @@ final class ImportedSocialSignInTests: ServerTestCase {
         ])
         let signedIn = assertSuccess(try client.request("POST", "/v1/sessions/facebook", json: ["accessToken": "EAA2026Token1"]), 201)
         XCTAssertEqual(signedIn["created"] as? Bool, false, "the imported account, not a new one")
+        XCTAssertEqual(try server.withDatabase { db in try db.int("SELECT COUNT(*) FROM identities WHERE vouched = \(false)") }, 0,
+                       "imported links count as vouched: a 2014 user's reset keeps their Facebook sign-in")
         let user = try XCTUnwrap(child(signedIn, "user"))
         XCTAssertEqual(user["id"] as? String, "Fb2014User")
         XCTAssertEqual(user["email"] as? String, "fb2014@example.com")
@@ -414,12 +416,15 @@ final class ImportedSocialSignInTests: ServerTestCase {
         let following = assertSuccess(try client.request("GET", "/v1/users/Fb2014User/following", token: token), 200)
         XCTAssertEqual((following["items"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["TwMail0001"])
 
-        // Without an email in the export or at Facebook: in too, and it can set a password now.
+        // Without an email in the export or at Facebook: in too, and it can set a password now,
+        // proving itself with the Facebook token.
         let bare = assertSuccess(try client.request("POST", "/v1/sessions/facebook", json: ["accessToken": "EAA2026Token2"]), 201)
         XCTAssertEqual(child(bare, "user")?["id"] as? String, "FbNoMail01")
         XCTAssertEqual(bare["created"] as? Bool, false)
         let bareToken = try XCTUnwrap(bare["sessionToken"] as? String)
-        assertSuccess(try client.request("PUT", "/v1/users/me/password", json: ["newPassword": "a-first-password-2026"], token: bareToken), 204)
+        assertSuccess(try client.request("PUT", "/v1/users/me/password", json: [
+            "newPassword": "a-first-password-2026", "proof": ["provider": "facebook", "token": "EAA2026Token2"],
+        ], token: bareToken), 204)
         XCTAssertEqual(try client.me(bareToken).object?["hasPassword"] as? Bool, true)
 
         // The duplicate of the export (FbDupl0001 had the same Facebook id) was not linked: the id
