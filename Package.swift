@@ -38,9 +38,10 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // What Delivery's and SignInProviders' libcurl transfers share: the answer's sink and its
-        // callbacks, and the CA bundle with an operator's file.
-        .target(name: "CurlSupport", swiftSettings: swiftSettings),
+        // What Delivery's and SignInProviders' libcurl transfers share: the one curl_global_init,
+        // the options every transfer sets, the answer's sink and its callbacks, and the CA bundle
+        // with an operator's file.
+        .target(name: "CurlSupport", dependencies: ["CCurl", "CShims"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // libvips, with its fixed-argument wrappers in the target's own header (shim.h): its
         // headers need GLib's include paths, which only pkg-config gives, so they cannot go in

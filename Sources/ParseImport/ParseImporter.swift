@@ -92,7 +92,7 @@ public final class ParseImporter {
         let files = try options.filesDirectory.map { path throws(ImportError) in try PictureFiles(path: path) }
         report = ImportReport()
         loggedEntries = 0
-        started = Self.monotonicSeconds()
+        started = monotonicSeconds()
         let backend = makeImportBackend(for: database.dialect)
         let undoTuning = try backend.prepareLoad(database, options: options)
         defer { undoTuning() }
@@ -371,21 +371,15 @@ public final class ParseImporter {
     }
 
     private func phase(_ name: String, _ body: () throws -> Void) throws {
-        let start = Self.monotonicSeconds()
+        let start = monotonicSeconds()
         try body()
-        let seconds = Self.monotonicSeconds() - start
+        let seconds = monotonicSeconds() - start
         report.phases.append((name, seconds))
         progress("\(name) done in \(ImportReport.seconds(seconds)) s")
     }
 
     private func progress(_ message: String) {
-        log("[\(ImportReport.seconds(Self.monotonicSeconds() - started)) s] \(message)")
-    }
-
-    static func monotonicSeconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+        log("[\(ImportReport.seconds(monotonicSeconds() - started)) s] \(message)")
     }
 }
 

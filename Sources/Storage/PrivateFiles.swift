@@ -47,16 +47,27 @@ public enum PrivateFiles {
     /// Creates `path` as an empty file of mode 0600 (`exclusive`: failing with EEXIST when a
     /// file is there already; otherwise leaving an existing file as it is).
     public static func create(file path: String, exclusive: Bool) throws(PrivateFileError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : 0), fileMode)
+        close(try open(file: path, exclusive: exclusive))
+    }
+
+    /// `create`, answering the file open for writing; the caller closes the descriptor.
+    public static func open(file path: String, exclusive: Bool) throws(PrivateFileError) -> Int32 {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : 0), fileMode)
         guard fd >= 0 else { throw PrivateFileError(path: path, function: "open", code: errno) }
-        defer { close(fd) }
         // The umask can only clear bits; fchmod makes a new file's mode exact whatever it is.
         // An existing file is left to `narrow`, which never widens a mode.
         var status = stat()
-        guard fstat(fd, &status) == 0 else { throw PrivateFileError(path: path, function: "fstat", code: errno) }
-        if status.st_size == 0, status.st_mode & 0o777 != fileMode, fchmod(fd, fileMode) != 0 {
-            throw PrivateFileError(path: path, function: "fchmod", code: errno)
+        guard fstat(fd, &status) == 0 else {
+            let code = errno
+            close(fd)
+            throw PrivateFileError(path: path, function: "fstat", code: code)
         }
+        if status.st_size == 0, status.st_mode & 0o777 != fileMode, fchmod(fd, fileMode) != 0 {
+            let code = errno
+            close(fd)
+            throw PrivateFileError(path: path, function: "fchmod", code: code)
+        }
+        return fd
     }
 
     /// Creates the directory and its missing parents, or narrows an existing one; true when an

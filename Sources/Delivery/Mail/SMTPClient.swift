@@ -1,4 +1,5 @@
 import CCurl
+import CurlSupport
 import CShims.Curl
 import Foundation
 
@@ -22,7 +23,6 @@ public enum SMTPOutcome: Sendable, Equatable {
 /// common; there STARTTLS is used when offered (`CURLUSESSL_TRY`).
 public struct SMTPClient: Sendable {
     public let configuration: SMTPConfiguration
-    static let initialized: Bool = pn_curl_global_init() == CURLE_OK
 
     public init(configuration: SMTPConfiguration) throws {
         let lower = configuration.url.lowercased()
@@ -43,7 +43,7 @@ public struct SMTPClient: Sendable {
 
     /// Sends `message` to `message.to`. Never throws; blocks at most `timeoutMillis`.
     public func send(_ message: MailMessage) -> SMTPOutcome {
-        guard Self.initialized, let easy = curl_easy_init() else { return .retry("libcurl could not start") }
+        guard CurlGlobal.initialized, let easy = curl_easy_init() else { return .retry("libcurl could not start") }
         defer { curl_easy_cleanup(easy) }
         guard Self.isPlainAddress(message.to) else { return .refused("not a deliverable address") }
         let source = UploadSource(bytes: message.rendered(boundary: MailMessage.makeBoundary()))
@@ -51,28 +51,21 @@ public struct SMTPClient: Sendable {
         defer { curl_slist_free_all(recipients) }
         let context = Unmanaged.passUnretained(source).toOpaque()
         let tls = configuration.url.lowercased().hasPrefix("smtps://") || !isLoopback ? CURLUSESSL_ALL : CURLUSESSL_TRY
-        var steps: [(String, () -> CURLcode)] = [
-            ("CURLOPT_URL", { pn_curl_easy_setopt_string(easy, CURLOPT_URL, configuration.url) }),
-            ("CURLOPT_PROTOCOLS_STR", { pn_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "smtp,smtps") }),
-            ("CURLOPT_NOSIGNAL", { pn_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1) }),
-            ("CURLOPT_TIMEOUT_MS", { pn_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, configuration.timeoutMillis) }),
-            ("CURLOPT_USE_SSL", { pn_curl_easy_setopt_long(easy, CURLOPT_USE_SSL, Int(tls.rawValue)) }),
-            ("CURLOPT_MAIL_FROM", { pn_curl_easy_setopt_string(easy, CURLOPT_MAIL_FROM, "<\(configuration.from)>") }),
-            ("CURLOPT_MAIL_RCPT", { pn_curl_easy_setopt_slist(easy, CURLOPT_MAIL_RCPT, recipients) }),
-            ("CURLOPT_UPLOAD", { pn_curl_easy_setopt_long(easy, CURLOPT_UPLOAD, 1) }),
-            ("CURLOPT_INFILESIZE", { pn_curl_easy_setopt_long(easy, CURLOPT_INFILESIZE, source.bytes.count) }),
-            ("CURLOPT_READFUNCTION", { pn_curl_easy_setopt_callback(easy, CURLOPT_READFUNCTION, curlReadUpload) }),
-            ("CURLOPT_READDATA", { pn_curl_easy_setopt_pointer(easy, CURLOPT_READDATA, context) }),
-        ]
-        if let user = configuration.user {
-            steps.append(("CURLOPT_USERNAME", { pn_curl_easy_setopt_string(easy, CURLOPT_USERNAME, user) }))
-        }
-        if let password = configuration.password {
-            steps.append(("CURLOPT_PASSWORD", { pn_curl_easy_setopt_string(easy, CURLOPT_PASSWORD, password) }))
-        }
-        for (option, step) in steps {
-            let code = step()
-            if code != CURLE_OK { return .retry("curl_easy_setopt(\(option)): \(String(cString: curl_easy_strerror(code)))") }
+        var options = CurlEasyOptions(easy)
+        options.transfer(url: configuration.url, protocols: "smtp,smtps", timeoutMillis: configuration.timeoutMillis)
+        options.long("CURLOPT_USE_SSL", CURLOPT_USE_SSL, Int(tls.rawValue))
+        options.string("CURLOPT_MAIL_FROM", CURLOPT_MAIL_FROM, "<\(configuration.from)>")
+        options.list("CURLOPT_MAIL_RCPT", CURLOPT_MAIL_RCPT, recipients)
+        options.long("CURLOPT_UPLOAD", CURLOPT_UPLOAD, 1)
+        options.long("CURLOPT_INFILESIZE", CURLOPT_INFILESIZE, source.bytes.count)
+        options.callback("CURLOPT_READFUNCTION", CURLOPT_READFUNCTION, curlReadUpload)
+        options.pointer("CURLOPT_READDATA", CURLOPT_READDATA, context)
+        if let user = configuration.user { options.string("CURLOPT_USERNAME", CURLOPT_USERNAME, user) }
+        if let password = configuration.password { options.string("CURLOPT_PASSWORD", CURLOPT_PASSWORD, password) }
+        do {
+            try options.apply()
+        } catch {
+            return .retry("curl_easy_setopt(\(error.option)): \(error.message)")
         }
         let code = curl_easy_perform(easy)
         var reply = 0

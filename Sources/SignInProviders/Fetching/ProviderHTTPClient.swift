@@ -93,7 +93,7 @@ public final class ProviderHTTPClient: Sendable {
         guard (1...(64 << 20)).contains(configuration.maxResponseBytes) else {
             throw .outOfRange(setting: "max response bytes", reason: "must be between 1 byte and 64 MiB")
         }
-        guard ProviderCurlGlobal.initialized else { throw .curl(function: "curl_global_init") }
+        guard CurlGlobal.initialized else { throw .curl(function: "curl_global_init") }
         timeoutMillis = configuration.timeoutMillis
         connectTimeoutMillis = min(configuration.connectTimeoutMillis, configuration.timeoutMillis)
         maxResponseBytes = configuration.maxResponseBytes
@@ -140,41 +140,27 @@ public final class ProviderHTTPClient: Sendable {
             if !kept { curl_easy_cleanup(easy) }
         }
 
-        // Unmanaged: `sink` outlives the transfer (curl_easy_perform returns before this
-        // function does, and the reset above drops the pointer).
-        let context = Unmanaged.passUnretained(sink).toOpaque()
-        let steps: [(String, () -> CURLcode)] = [
-            ("CURLOPT_URL", { pn_curl_easy_setopt_string(easy, CURLOPT_URL, url) }),
-            ("CURLOPT_PROTOCOLS_STR", { pn_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, scheme) }),
-            ("CURLOPT_HTTPGET", { pn_curl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1) }),
-            ("CURLOPT_FOLLOWLOCATION", { pn_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0) }),
-            // Signals are process-wide; libcurl must not use them in a threaded server.
-            ("CURLOPT_NOSIGNAL", { pn_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1) }),
-            ("CURLOPT_TIMEOUT_MS", { pn_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, bound) }),
-            ("CURLOPT_CONNECTTIMEOUT_MS", { pn_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, min(self.connectTimeoutMillis, bound)) }),
-            ("CURLOPT_SSL_VERIFYPEER", { pn_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1) }),
-            ("CURLOPT_SSL_VERIFYHOST", { pn_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2) }),
-            // A declared Content-Length past the bound is refused before the body is read.
-            ("CURLOPT_MAXFILESIZE", { pn_curl_easy_setopt_long(easy, CURLOPT_MAXFILESIZE, self.maxResponseBytes) }),
-            // Every encoding libcurl decodes; the bound applies to the decoded bytes.
-            ("CURLOPT_ACCEPT_ENCODING", { pn_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "") }),
-            ("CURLOPT_USERAGENT", { pn_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, "pacenote") }),
-            ("CURLOPT_HTTPHEADER", { pn_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList) }),
-            ("CURLOPT_WRITEFUNCTION", { pn_curl_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteBody) }),
-            ("CURLOPT_WRITEDATA", { pn_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context) }),
-            ("CURLOPT_HEADERFUNCTION", { pn_curl_easy_setopt_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderLine) }),
-            ("CURLOPT_HEADERDATA", { pn_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context) }),
-            ("CURLOPT_CAINFO_BLOB", {
-                guard let bundle = self.caBundle else { return CURLE_OK }
-                // libcurl copies the blob (CURL_BLOB_COPY in the shim).
-                return bundle.withUnsafeBytes { pn_curl_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }
-            }),
-        ]
-        for (option, step) in steps {
-            let code = step()
-            if code != CURLE_OK {
-                return .failure(ProviderFetchError(kind: .transport, message: "curl_easy_setopt(\(option)): \(String(cString: curl_easy_strerror(code)))"))
-            }
+        var options = CurlEasyOptions(easy)
+        options.transfer(url: url, protocols: scheme, timeoutMillis: bound)
+        options.long("CURLOPT_HTTPGET", CURLOPT_HTTPGET, 1)
+        options.long("CURLOPT_FOLLOWLOCATION", CURLOPT_FOLLOWLOCATION, 0)
+        options.long("CURLOPT_CONNECTTIMEOUT_MS", CURLOPT_CONNECTTIMEOUT_MS, min(connectTimeoutMillis, bound))
+        options.long("CURLOPT_SSL_VERIFYPEER", CURLOPT_SSL_VERIFYPEER, 1)
+        options.long("CURLOPT_SSL_VERIFYHOST", CURLOPT_SSL_VERIFYHOST, 2)
+        // A declared Content-Length past the bound is refused before the body is read.
+        options.long("CURLOPT_MAXFILESIZE", CURLOPT_MAXFILESIZE, maxResponseBytes)
+        // Every encoding libcurl decodes; the bound applies to the decoded bytes.
+        options.string("CURLOPT_ACCEPT_ENCODING", CURLOPT_ACCEPT_ENCODING, "")
+        options.string("CURLOPT_USERAGENT", CURLOPT_USERAGENT, "pacenote")
+        options.list("CURLOPT_HTTPHEADER", CURLOPT_HTTPHEADER, headerList)
+        // `sink` outlives the transfer (curl_easy_perform returns before this function does, and
+        // the reset above drops the pointer).
+        options.collect(into: sink)
+        options.trust(caBundle)
+        do {
+            try options.apply()
+        } catch {
+            return .failure(ProviderFetchError(kind: .transport, message: "curl_easy_setopt(\(error.option)): \(error.message)"))
         }
 
         let code = curl_easy_perform(easy)
@@ -197,9 +183,4 @@ private struct EasyHandle: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
 }
 
-/// `curl_global_init` once per process before any handle (Debian's libcurl 7.88 has the
-/// "threadsafe" feature, so this and Delivery's own call may race harmlessly).
-enum ProviderCurlGlobal {
-    static let initialized: Bool = pn_curl_global_init() == CURLE_OK
-}
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Storage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -102,20 +103,22 @@ enum CursorSecret {
 
     /// Writes `bytes` to `path` if no file is there yet; answers nil when one appeared meanwhile.
     ///
-    /// The key goes to a private temp file (created 0600 with O_EXCL, fsynced), which is then
+    /// The key goes to a private temp file (`PrivateFiles`: 0600, exclusively; fsynced), which is then
     /// hard-linked to `path`: `link` fails with EEXIST rather than replace a key another process
     /// just made, and `path` only ever names a complete file. The directory is fsynced so the
     /// new name survives a power cut.
     private static func createKey(_ path: String, bytes: [UInt8]) throws -> [UInt8]? {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = "\(path).tmp-\(getpid())-\(Hex.encode((try? SecureRandom.bytes(6)) ?? []))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CursorSecretError.io(path: temporary, function: "open", errno: errno) }
+        let fd: Int32
+        do {
+            fd = try PrivateFiles.open(file: temporary, exclusive: true)
+        } catch {
+            throw CursorSecretError.io(path: error.path, function: error.function, errno: error.code)
+        }
         defer { unlink(temporary) }
         do {
             defer { close(fd) }
-            // The umask can only clear bits; fchmod makes the mode exact whatever it is.
-            guard fchmod(fd, 0o600) == 0 else { throw CursorSecretError.io(path: temporary, function: "fchmod", errno: errno) }
             let text = Array((Hex.encode(bytes) + "\n").utf8)
             var written = 0
             while written < text.count {

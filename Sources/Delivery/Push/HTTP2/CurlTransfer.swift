@@ -42,42 +42,27 @@ final class CurlTransfer {
         }
         // An HTTP/1.1 POST would otherwise wait for "100 Continue" on bodies over 1 KiB.
         headerList = curl_slist_append(headerList, "Expect:")
-        // Unmanaged: the sink is owned by this transfer, which outlives the easy handle's use
-        // (the handle is removed from the multi handle before the transfer is released).
-        let context = Unmanaged.passUnretained(sink).toOpaque()
-        let steps: [(String, () -> CURLcode)] = [
-            ("CURLOPT_URL", { pn_curl_easy_setopt_string(self.easy, CURLOPT_URL, request.url) }),
-            // Only http and https, whatever a URL says (no file://, no redirects followed).
-            ("CURLOPT_PROTOCOLS_STR", { pn_curl_easy_setopt_string(self.easy, CURLOPT_PROTOCOLS_STR, "http,https") }),
-            // Signals are process-wide; libcurl must not use them (alarm-based DNS timeouts) in a threaded server.
-            ("CURLOPT_NOSIGNAL", { pn_curl_easy_setopt_long(self.easy, CURLOPT_NOSIGNAL, 1) }),
-            ("CURLOPT_HTTP_VERSION", { pn_curl_easy_setopt_long(self.easy, CURLOPT_HTTP_VERSION, version) }),
-            ("CURLOPT_PIPEWAIT", { pn_curl_easy_setopt_long(self.easy, CURLOPT_PIPEWAIT, 1) }),
-            ("CURLOPT_TIMEOUT_MS", { pn_curl_easy_setopt_long(self.easy, CURLOPT_TIMEOUT_MS, configuration.timeoutMillis) }),
-            ("CURLOPT_POST", { pn_curl_easy_setopt_long(self.easy, CURLOPT_POST, 1) }),
-            ("CURLOPT_POSTFIELDSIZE", { pn_curl_easy_setopt_long(self.easy, CURLOPT_POSTFIELDSIZE, request.body.count) }),
-            ("CURLOPT_COPYPOSTFIELDS", {
-                // COPYPOSTFIELDS copies the bytes now, so the array may go away after the call.
-                var body = request.body
-                if body.isEmpty { body = [0] }
-                return body.withUnsafeMutableBytes { pn_curl_easy_setopt_pointer(self.easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
-            }),
-            ("CURLOPT_HTTPHEADER", { pn_curl_easy_setopt_slist(self.easy, CURLOPT_HTTPHEADER, self.headerList) }),
-            ("CURLOPT_WRITEFUNCTION", { pn_curl_easy_setopt_callback(self.easy, CURLOPT_WRITEFUNCTION, curlWriteBody) }),
-            ("CURLOPT_WRITEDATA", { pn_curl_easy_setopt_pointer(self.easy, CURLOPT_WRITEDATA, context) }),
-            ("CURLOPT_HEADERFUNCTION", { pn_curl_easy_setopt_callback(self.easy, CURLOPT_HEADERFUNCTION, curlHeaderLine) }),
-            ("CURLOPT_HEADERDATA", { pn_curl_easy_setopt_pointer(self.easy, CURLOPT_HEADERDATA, context) }),
-            ("CURLOPT_CAINFO_BLOB", {
-                guard let bundle = configuration.caBundle else { return CURLE_OK }
-                // libcurl copies the blob (CURL_BLOB_COPY in the shim).
-                return bundle.withUnsafeBytes { pn_curl_easy_setopt_blob(self.easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }
-            }),
-        ]
-        for (option, step) in steps {
-            let code = step()
-            if code != CURLE_OK {
-                return TransportError(function: "curl_easy_setopt(\(option))", code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)))
-            }
+        var options = CurlEasyOptions(easy)
+        options.transfer(url: request.url, protocols: "http,https", timeoutMillis: configuration.timeoutMillis)
+        options.long("CURLOPT_HTTP_VERSION", CURLOPT_HTTP_VERSION, version)
+        options.long("CURLOPT_PIPEWAIT", CURLOPT_PIPEWAIT, 1)
+        options.long("CURLOPT_POST", CURLOPT_POST, 1)
+        options.long("CURLOPT_POSTFIELDSIZE", CURLOPT_POSTFIELDSIZE, request.body.count)
+        options.custom("CURLOPT_COPYPOSTFIELDS") { easy in
+            // COPYPOSTFIELDS copies the bytes now, so the array may go away after the call.
+            var body = request.body
+            if body.isEmpty { body = [0] }
+            return body.withUnsafeMutableBytes { pn_curl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+        }
+        options.list("CURLOPT_HTTPHEADER", CURLOPT_HTTPHEADER, headerList)
+        // The sink is owned by this transfer, which outlives the easy handle's use (the handle is
+        // removed from the multi handle before the transfer is released).
+        options.collect(into: sink)
+        options.trust(configuration.caBundle)
+        do {
+            try options.apply()
+        } catch {
+            return TransportError(function: "curl_easy_setopt(\(error.option))", code: Int(error.code.rawValue), message: error.message)
         }
         return nil
     }

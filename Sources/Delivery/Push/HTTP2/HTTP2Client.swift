@@ -1,5 +1,6 @@
 import CCurl
 import CShims.Curl
+import CurlSupport
 import Synchronization
 
 /// HTTP/2 POSTs over libcurl's multi interface, many at once on one connection per host.
@@ -53,12 +54,6 @@ final class HTTP2Client: Sendable {
         guard !requests.isEmpty else { return [] }
         return multi.withLock { multi in multi.perform(requests, configuration: configuration) }
     }
-}
-
-/// `curl_global_init` once per process, before any handle (it is not thread-safe itself; a
-/// Swift static is initialized exactly once, under a lock).
-enum CurlGlobal {
-    static let initialized: Bool = pn_curl_global_init() == CURLE_OK
 }
 
 /// Owns a `CURLM*`. Not Sendable: only `HTTP2Client`'s mutex hands it out.
