@@ -18,6 +18,7 @@ final class ParseFacadeFlagTests: ServerTestCase {
         let owner: Account
         let flagger: Account
         let stranger: Account
+        let rallyID: String
         let videoID: String
         let flagID: String
         let likeID: String
@@ -63,8 +64,9 @@ final class ParseFacadeFlagTests: ServerTestCase {
         let flagger = try client.signup()
         let stranger = try client.signup()
         let (rally, video) = try rallyAndVideo(owner: owner)
+        let rallyID = try XCTUnwrap(rally["id"] as? String)
         let videoID = try XCTUnwrap(video["id"] as? String)
-        let flaggersVideoID = try XCTUnwrap(try postVideo(flagger, rallyId: try XCTUnwrap(rally["id"] as? String))["id"] as? String)
+        let flaggersVideoID = try XCTUnwrap(try postVideo(flagger, rallyId: rallyID)["id"] as? String)
         let flag = try parse("POST", "/parse/classes/Activity", json: [
             "type": 3, "video": pointer("Video", videoID), "content": "reported by the flagger",
         ], as: flagger)
@@ -75,7 +77,7 @@ final class ParseFacadeFlagTests: ServerTestCase {
             "type": 2, "video": pointer("Video", flaggersVideoID), "content": "nice one",
         ], as: stranger)
         XCTAssertEqual(comment.status, 201, "\(comment)")
-        return Scene(owner: owner, flagger: flagger, stranger: stranger, videoID: videoID,
+        return Scene(owner: owner, flagger: flagger, stranger: stranger, rallyID: rallyID, videoID: videoID,
                      flagID: try XCTUnwrap(flag.object?["objectId"] as? String), likeID: try XCTUnwrap(like.object?["objectId"] as? String),
                      flaggersVideoID: flaggersVideoID, commentID: try XCTUnwrap(comment.object?["objectId"] as? String))
     }
@@ -97,6 +99,11 @@ final class ParseFacadeFlagTests: ServerTestCase {
             // Who flagged the video, through the videos of the accounts a subquery over its flags names.
             ("$select of the flaggers", "Video", ["where": ["owner": ["$select": ["query": flagsOnTheVideo, "key": "fromUser"]]]],
              [scene.flaggersVideoID], []),
+            // The day's videos less the flaggers': the difference would name them.
+            ("$dontSelect of the flaggers", "Video", ["where": [
+                "rallyId": pointer("Rallye", scene.rallyID), "nDay": 1,
+                "owner": ["$dontSelect": ["query": flagsOnTheVideo, "key": "fromUser"]],
+            ]], [scene.videoID], [scene.videoID, scene.flaggersVideoID]),
             // The comments on those videos: an $inQuery whose inner query selects over the flags.
             ("$inQuery over a $select of the flaggers", "Activity", ["where": [
                 "video": ["$inQuery": ["className": "Video", "where": ["owner": ["$select": ["query": flagsOnTheVideo, "key": "fromUser"]]]]],
