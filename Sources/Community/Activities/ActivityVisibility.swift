@@ -5,8 +5,9 @@ import VideoRegistry
 /// follows are public (within the rest of the viewer's visibility), but a flag says who reported
 /// whom and why, so an `inappropriate` activity is seen only by its author and by moderators and
 /// admins. `/v1` never lists activities as such: flags appear only in the moderation queue
-/// (`GET /v1/moderation/queue`, behind `Moderation.requireModerator`) and in their author's own export; this is that rule for a
-/// reader that lists activities by their fields (the Parse facade), in one place.
+/// (`GET /v1/moderation/queue`, behind `Moderation.requireModerator`) and in their author's own
+/// export. This is that rule, in one place, for a reader that lists activities by their fields
+/// (the Parse facade).
 extension Viewer {
     /// Whether this viewer may see `activity` at all.
     package func canSee(_ activity: Activity) -> Bool {
