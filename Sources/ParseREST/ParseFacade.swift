@@ -59,11 +59,13 @@ public struct ParseFacade: Sendable {
     let writes: ClassWrites
     let installations: InstallationRoutes
 
-    /// `videos`, `social` and `moderation` are the services `/v1`'s routes write through.
+    /// `videos`, `social` and `moderation` are the services `/v1`'s routes write through;
+    /// `publicRead` is the application's `--public-read`, which opens reads to anonymous clients
+    /// here as it does on `/v1`.
     package init(keys: ParseKeys, accounts: Accounts, database: any Database, videos: Videos, social: Social, moderation: Moderation,
-                 installations: Installations, mail: AccountMail = .none, limits: Limits = Limits()) {
+                 installations: Installations, publicRead: Bool, mail: AccountMail = .none, limits: Limits = Limits()) {
         self.keys = keys
-        self.sessions = ParseSessions(accounts: accounts)
+        self.sessions = ParseSessions(accounts: accounts, publicRead: publicRead)
         self.reads = ClassReads(database: database)
         self.mail = mail
         self.limits = limits

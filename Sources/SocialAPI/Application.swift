@@ -304,7 +304,7 @@ public final class Application: Sendable {
                     try recovery.queueReset(email: email, request)
                 })
             ParseFacade(keys: keys, accounts: accounts, database: database, videos: videos, social: social, moderation: moderation,
-                        installations: installations, mail: parseMail,
+                        installations: installations, publicRead: configuration.publicRead, mail: parseMail,
                         limits: .init(signups: .signups, logins: .logins, write: { [limits] userID in try limits.check(.writes, key: userID) }))
                 .register(on: router)
         }

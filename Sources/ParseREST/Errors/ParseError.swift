@@ -74,6 +74,9 @@ public struct ParseError: Error, Sendable, Equatable {
     public static let unauthorized = ParseError(unauthorized: ())
     /// 209: no session where one is needed, or one unknown, expired, revoked or banned.
     public static let invalidSession = ParseError(.invalidSessionToken, "Invalid session token")
+    /// 119: a read without a session on a server without `--public-read` (where `/v1` answers
+    /// 401); parse-server answers its class-level permissions' refusals so, with status 400.
+    public static let readNeedsSession = ParseError(.operationForbidden, "This server answers reads to signed-in users only: log in first.")
     /// 101 "Object not found.": missing, or hidden from this caller (never 403, as parse-server).
     public static let objectNotFound = ParseError(.objectNotFound, "Object not found.")
 

@@ -6,6 +6,14 @@ import Auth
 /// token, which parse-server refuses too (209).
 struct ParseSessions: Sendable {
     let accounts: Accounts
+    /// `serve --public-read`, the flag `/v1`'s `AuthMiddleware` reads for its `.publicRead`
+    /// routes: whether anonymous clients may read (`reader`).
+    let publicRead: Bool
+
+    init(accounts: Accounts, publicRead: Bool) {
+        self.accounts = accounts
+        self.publicRead = publicRead
+    }
 
     static let prefix = "r:"
 
@@ -25,5 +33,15 @@ struct ParseSessions: Sendable {
     func requireCaller(_ request: ParseRequest) throws -> Accounts.Identity {
         guard let identity = try caller(request) else { throw ParseError.invalidSession }
         return identity
+    }
+
+    /// The caller of a read (a find or a get, of any class, however it arrives: GET, the
+    /// `_method` tunnel, a batch's sub-request). `/v1`'s rule: without `--public-read` a read
+    /// needs a session, so an anonymous one is 119 (400, parse-server's status for it); with it,
+    /// nil, an anonymous reader. A bad token is 209 either way, never an anonymous answer.
+    func reader(_ request: ParseRequest) throws -> Accounts.Identity? {
+        if let identity = try caller(request) { return identity }
+        guard publicRead else { throw ParseError.readNeedsSession }
+        return nil
     }
 }

@@ -54,10 +54,14 @@ struct ClassReads: Sendable {
     }
 
     /// The activities `/v1` shows this viewer: by and to accounts not banned, on videos the
-    /// viewer may see (a follow has none), as the video's likes and comments on `/v1`.
+    /// viewer may see (a follow has none), as the video's likes and comments on `/v1`; and no
+    /// flag but the viewer's own unless they moderate (`Viewer.activityKindFilter`). Every
+    /// Activity statement carries it (finds, gets, counts, and Activity as a subquery's class),
+    /// so no query shape can hand out who flagged a video.
     static func activityFilter(_ viewer: Viewer) -> SQL {
         """
-        \(viewer.authorFilter("a")) AND \(viewer.authorFilter("a", column: "to_user_id")) AND (a.video_id IS NULL OR EXISTS \
+        \(viewer.activityKindFilter("a")) AND \(viewer.authorFilter("a")) AND \(viewer.authorFilter("a", column: "to_user_id")) \
+        AND (a.video_id IS NULL OR EXISTS \
         (SELECT 1 FROM videos v WHERE v.id = a.video_id AND \(viewer.visibilityFilter("v", rows: .one))))
         """
     }
@@ -153,8 +157,10 @@ extension ClassReads {
         try database.read { connection in try connection.fetchValue("SELECT updated_at FROM videos WHERE id = \(id)", as: Int64.self) }
     }
 
-    /// The activity with this id, whoever may see it (a delete's rules are the domain's).
-    func activity(id: String) throws -> Activity? {
-        try database.read { connection in try ActivityStore().find(id: id, on: connection) }
+    /// The activity with this id, if the viewer may see it as an object (a delete's rules are
+    /// the domain's; another's flag is not there, so a delete of it answers as of no object).
+    func activity(id: String, viewer: Viewer) throws -> Activity? {
+        let activity = try database.read { connection in try ActivityStore().find(id: id, on: connection) }
+        return activity.flatMap { viewer.canSee($0) ? $0 : nil }
     }
 }

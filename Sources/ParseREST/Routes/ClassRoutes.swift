@@ -46,10 +46,11 @@ struct ClassRoutes {
         ]
     }
 
-    /// A find on `schema`: `{"results": [...]}` (and `"count"`), as the caller may see them.
+    /// A find on `schema`: `{"results": [...]}` (and `"count"`), as the caller may see them;
+    /// anonymous only with `--public-read` (`ParseSessions.reader`).
     static func find(_ schema: ParseSchema, _ sessions: ParseSessions, _ reads: ClassReads) -> ParseHandler {
         { request, _ in
-            let identity = try sessions.caller(request)
+            let identity = try sessions.reader(request)
             let parsed = try ParseQuery.parse(request.parameters, for: .find)
             var query = try QueryTranslator.translate(parsed, in: schema, viewer: Viewer(identity))
             // The app's home feed is the list /v1 keeps ready: read from the home timeline.
@@ -60,10 +61,11 @@ struct ClassRoutes {
         }
     }
 
-    /// The object `{objectId}` names, if the caller may see it; 101 otherwise.
+    /// The object `{objectId}` names, if the caller may see it; 101 otherwise. Anonymous only
+    /// with `--public-read`, as a find.
     static func get(_ schema: ParseSchema, _ sessions: ParseSessions, _ reads: ClassReads) -> ParseHandler {
         { request, parameters in
-            let identity = try sessions.caller(request)
+            let identity = try sessions.reader(request)
             var query = try ParseQuery.parse(request.parameters, for: .get)
             query.constraints.append(.init(field: "objectId", op: .equal, value: .string(try parameters.require("objectId"))))
             query.limit = 1

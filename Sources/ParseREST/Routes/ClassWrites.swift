@@ -174,9 +174,10 @@ struct ClassWrites: Sendable {
     }
 
     /// `/v1`'s undo of each: unlike and unfollow by their author, a comment's deletion by its
-    /// author, the video's owner or a moderator (logged). A flag is not taken back on `/v1`: 119.
+    /// author, the video's owner or a moderator (logged). A flag is not taken back on `/v1`: 119
+    /// to its author; to anyone else who may not see it, 101 as for an id that does not exist.
     private func deleteActivity(id: String, by identity: Accounts.Identity) throws {
-        guard let activity = try reads.activity(id: id) else { throw ParseError.objectNotFound }
+        guard let activity = try reads.activity(id: id, viewer: Viewer(identity)) else { throw ParseError.objectNotFound }
         switch activity.kind {
         case .comment:
             try moderation.deleteComment(id: id, reason: nil, by: identity)
