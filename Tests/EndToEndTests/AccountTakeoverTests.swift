@@ -16,7 +16,19 @@ final class AccountTakeoverTests: XCTestCase {
         standIn = try IdentityStandIn()
         mint = TokenMint(standIn: standIn)
         try ProviderStandIn.control(standIn)
-        mail = try MailServer(smtp: try SMTPStandIn(), extra: ProviderStandIn.flags(standIn))
+        // Google on too (the same stand-in's keys), for its unverified addresses.
+        mail = try MailServer(smtp: try SMTPStandIn(), extra: ProviderStandIn.flags(standIn) + [
+            "--google-audience", Self.googleAudience, "--google-jwks-url", standIn.jwksURL,
+        ])
+    }
+
+    private static let googleAudience = "1234-abc.apps.googleusercontent.com"
+
+    private func google(_ claims: [String: Any]) throws -> HTTPResult {
+        var google: TokenMint = mint
+        google.issuer = "https://accounts.google.com"
+        google.audience = Self.googleAudience
+        return try client.request("POST", "/v1/sessions/google", json: ["idToken": try google.token(claims)])
     }
 
     override func tearDown() {
@@ -84,6 +96,26 @@ final class AccountTakeoverTests: XCTestCase {
               let secondToken = mail.token(in: second, path: "/account/reset"), secondToken != token else { return XCTFail("no second reset mail") }
         assertSuccess(try client.request("POST", "/v1/password-resets/confirm", json: ["token": secondToken, "password": Fake.password()]), 204)
         XCTAssertEqual(child(assertSuccess(try appleSignIn(ownersApple), 201), "user")?["id"] as? String, attacker.id, "the owner's own link stays")
+    }
+
+    /// Google with `email_verified: false` for the victim's address: the attacker's account gets
+    /// no email, the owner signs up with it, and the attacker's Google still reaches only its own
+    /// empty account.
+    func testAnUnverifiedGoogleAddressNeverBecomesTheAccountsNorBlocksItsOwner() throws {
+        let victim = Fake.email(for: Fake.username())
+        let attackersGoogle = "g\(Int.random(in: 100_000...999_999))"
+        let made = assertSuccess(try google(["sub": attackersGoogle, "email": victim, "email_verified": false]), 201)
+        let attackersAccount = try XCTUnwrap(child(made, "user"))
+        XCTAssertTrue((attackersAccount["email"] as? String ?? "").hasSuffix("@users.invalid"), "\(attackersAccount)")
+        XCTAssertEqual(attackersAccount["emailVerified"] as? Bool, false)
+
+        let owner = try client.signup(email: victim)
+        XCTAssertNotEqual(owner.id, attackersAccount["id"] as? String)
+        XCTAssertEqual(try client.me(owner.token).object?["identities"] as? [String], [], "nothing linked to the owner")
+        let again = assertSuccess(try google(["sub": attackersGoogle, "email": victim, "email_verified": false]), 201)
+        XCTAssertEqual(child(again, "user")?["id"] as? String, attackersAccount["id"] as? String)
+        // A vouched-for Google address of an existing account is refused, never linked.
+        assertError(try google(["sub": attackersGoogle + "1", "email": victim, "email_verified": true]), 409, "account_exists", field: "email")
     }
 
     func testAStolenSessionLinksNothingAndAPasswordlessAccountNeedsAProofForEachChange() throws {
