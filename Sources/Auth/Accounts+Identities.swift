@@ -66,13 +66,11 @@ extension Accounts {
         }
     }
 
-    /// Signs `identity` in, making an account for it when it has none.
-    /// - Parameters:
-    ///   - mayCreate: runs before an account is made (the sign-up limit); throws to refuse.
-    ///   - created: runs in the transaction that made the account (the verification mail).
+    /// Signs `identity` in, making an account for it when it has none. `mayCreate` runs before
+    /// an account is made (the sign-up limit); it throws to refuse. No verification mail is
+    /// ever due: the account has the provider's address only when the provider vouched for it.
     public func signIn(
-        with identity: VerifiedIdentity, newAccount details: NewAccountDetails,
-        mayCreate: () throws -> Void = {}, created: (Account, any DatabaseConnection) throws -> Void = { _, _ in }
+        with identity: VerifiedIdentity, newAccount details: NewAccountDetails, mayCreate: () throws -> Void = {}
     ) throws -> ProviderSignIn {
         // Given names are judged before any work, and only matter when an account is made.
         let username = try details.username.map { try Validation.username($0) }
@@ -119,7 +117,6 @@ extension Accounts {
                     }
                     try identities.link(identity, to: account.id, vouched: account.emailVerified, now: now, on: connection)
                     try startSession(token: token, userID: account.id, on: connection)
-                    try created(account, connection)
                     let methods = SignInMethods(identities: [identity.provider], hasPassword: false)
                     return ProviderSignIn(signedIn: SignedIn(account: account, token: token, methods: methods), created: true)
                 }

@@ -38,8 +38,6 @@ struct IdentityRoutes {
             username: try body.string("username"), displayName: try body.string("displayName"),
             locale: try body.nonNull("locale", body.locale) ?? AccountLocale(acceptLanguage: request.headers["accept-language"]))
         let identity = try tokens.signIn(provider, token: token, nonce: try body.string("nonce"))
-        // No verification mail: an account made here has the provider's address only when the
-        // provider vouched for it, verified already, or none at all.
         let result = try accounts.signIn(with: identity, newAccount: details) {
             try limits.check(.signups, key: limits.clientKey(request))
         }
