@@ -42,6 +42,7 @@ enum RawAnswer {
         case 400: "Bad Request"
         case 408: "Request Timeout"
         case 413: "Content Too Large"
+        case 431: "Request Header Fields Too Large"
         default: "Error"
         }
     }
