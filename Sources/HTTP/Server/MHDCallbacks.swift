@@ -16,7 +16,9 @@ import Glibc
 //   (MHD_OPTION_CONNECTION_MEMORY_LIMIT, 4 x maxHeaderBytes = 64 KiB by default): 414/431 with
 //   MHD's own small HTML body. Between maxHeaderBytes and that pool size we see the request
 //   and answer 414/431 with the envelope.
-// - a malformed Content-Length ("abc", "-5"): 400 with MHD's own body, connection closed.
+// - a malformed Content-Length ("abc", "-5", "4, 4", "0x4"), one past 64 bits, a Cookie the
+//   pool cannot copy: MHD would queue its own page and send its head twice; we answer first,
+//   once, from its log line (ServerCore+EarlyRefusals), and it sends nothing.
 // - a request line MHD cannot parse ("GARBAGE"): connection closed without an answer, unless
 //   it arrived with the connection's first bytes: the head screen in mhdConnectionNotify
 //   answers a NUL (which MHD would skip as an empty line, and wait) or a line without three
