@@ -232,6 +232,10 @@ final class ServerCore: Sendable {
         metrics.gauge("pacenote_http_media_outstanding", help: "Requests queued or running on the media pool (image uploads).") {
             Double(media.outstanding)
         }
+        let slots = largeBodies
+        metrics.gauge("pacenote_http_large_bodies", help: "Requests whose body may be over 64 KiB (uploads) being received or handled, of maxLargeBodies.") {
+            Double(slots.inUse)
+        }
     }
 
     func shutdownPools() {
