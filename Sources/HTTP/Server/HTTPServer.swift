@@ -189,7 +189,7 @@ final class ServerCore: Sendable {
         blockingPool = OffloadPool(threads: configuration.blockingThreads, capacity: configuration.maxConnections, niceness: 0)
         mediaPool = OffloadPool(threads: configuration.mediaThreads, capacity: configuration.mediaQueueCapacity, niceness: 10)
         requestsRejected = metrics.counter(
-            "pacenote_http_rejected_total", help: "Requests refused before routing (size limits, bad framing).")
+            "pacenote_http_rejected_total", help: "Requests refused before routing or before their body was read (size limits, bad framing, a large body refused from its head).")
         offloadRejected = metrics.counter(
             "pacenote_http_offload_rejected_total", help: "Offloaded requests refused because the offload queue was full.")
         abandoned = metrics.counter(

@@ -13,6 +13,8 @@ extension ServerCore {
             // Answered on the first call, so MHD reads none of the body and closes the
             // connection after the answer; the header says so to the client too.
             response.headers.append(("Connection", "close"))
+            // No middleware sees it (the metrics' request counts): counted with the refusals.
+            requestsRejected.increment()
             return .failure(LargeBodyRefusal(action: .queue(response)))
         case .admit(let holder):
             do throws(LargeBodySlots.Refusal) {
