@@ -31,7 +31,7 @@ enum ServeCommand {
             .init("hash-threads", "N", "threads for the bcrypt routes: sign-up, login, password change (2)"),
             .init("max-connections-per-ip", "N", "open connections one client address may hold (64)"),
             .init("header-timeout", "DURATION", "a request head must be complete within it, from accept or the previous response (10s)"),
-            .init("body-timeout", "DURATION", "a body over 64 KiB (a picture upload) must be complete within it, from its request head; else 408 and the connection closed (30s)"),
+            .init("body-timeout", "DURATION", "the body of a picture upload (the one route taking bodies over 64 KiB) must be complete within it, from its request head; else 408 and the connection closed (30s)"),
             .init("outbox-workers", "LANES", "background work this server runs: all, none, or some of feed,notify,push,mail; servers on one PostgreSQL share it (all)"),
             .init("metrics-token", "TOKEN", "/metrics then needs Authorization: Bearer TOKEN, else 401 (open)"),
             .init("metrics-listen", "HOST:PORT", "serve /metrics only on this second address, say loopback or a private network; the main one answers 404 for it"),

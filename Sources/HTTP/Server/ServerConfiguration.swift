@@ -28,8 +28,8 @@ public struct ServerConfiguration: Sendable {
     /// one more is 429 `rate_limited` before its body is read, so one account cannot take the
     /// slots every other account's uploads need.
     public var maxLargeBodiesPerHolder: Int = 2
-    /// Milliseconds a body larger than `maxBodyBytes` has to arrive whole, from its request
-    /// head; a later one is answered 408 `request_timeout` and its connection closed, so a body
+    /// Milliseconds the body of a request whose route takes more than `maxBodyBytes`
+    /// (`RoutePolicy.maxBodyBytes`) has to arrive whole, from its request head; a later one is answered 408 `request_timeout` and its connection closed, so a body
     /// trickling in cannot hold one of `maxLargeBodies` for longer.
     public var bodyTimeoutMillis: Int64 = 30_000
     /// Largest request line (414) and header block (431).
