@@ -74,6 +74,19 @@ public struct APIError: Error, Sendable, JSONEncodable {
         APIError(status: 413, code: "payload_too_large", message: "Request body is too large.")
     }
 
+    /// 408 `request_timeout`: a large body did not arrive within `bodyTimeoutMillis` of its head.
+    public static func requestTimeout() -> APIError {
+        APIError(status: 408, code: "request_timeout", message: "The request body did not arrive in time.")
+    }
+
+    /// 429 `rate_limited` with `Retry-After`: the caller already has as many large bodies in
+    /// flight as one may (`ServerConfiguration.maxLargeBodiesPerHolder`).
+    public static func tooManyBodies(retryAfterSeconds: Int = 1) -> APIError {
+        APIError(
+            status: 429, code: "rate_limited", message: "Wait for your other uploads to finish, then try again.",
+            headers: [("Retry-After", String(retryAfterSeconds))])
+    }
+
     /// 503 `unavailable` with `Retry-After`, used when the offload queue is full: the server's
     /// state, not the client's doing (API.md keeps `rate_limited` for 429, a client over its limit).
     public static func overloaded(retryAfterSeconds: Int = 1) -> APIError {

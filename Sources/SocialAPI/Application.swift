@@ -252,7 +252,10 @@ public final class Application: Sendable {
         let router = RouterBuilder<Accounts.Identity>(logger: logger, mapError: APIErrors.map)
         router.add(middleware: MetricsMiddleware(registry: metrics))
         router.add(middleware: RateLimitMiddleware(limits: limits, stage: .beforeAuth))
-        router.add(middleware: AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead))
+        let auth = AuthMiddleware(accounts: accounts, publicRead: configuration.publicRead)
+        router.add(middleware: auth)
+        // The same session check on the head of a request whose body may be large, before the body.
+        router.add(headCheck: auth)
         router.add(middleware: RateLimitMiddleware(limits: limits, stage: .afterAuth))
         // Innermost, so it sees the identity and the handler's body; the Parse facade's reads
         // depend on its own session header, so they are left as they were.

@@ -8,7 +8,13 @@ import HTTP
 /// login, the mailed-link endpoints, and everything outside `/v1`); `.publicRead` is open to GET
 /// with `--public-read` (rallies, videos, users and their lists; never feeds, notifications or
 /// moderation).
-struct AuthMiddleware: Middleware {
+///
+/// It is also the router's `HeadCheck`: a route that reads bodies over 64 KiB (the picture
+/// upload) has the session checked from the head, before any of the body is read, so anonymous
+/// clients never hold an upload slot, and each caller's bodies are counted under their user id
+/// (API.md: at most two in flight). The middleware checks again once the body has arrived
+/// (from the half-second session cache): a session revoked meanwhile is refused then.
+struct AuthMiddleware: Middleware, HeadCheck {
     typealias Identity = Accounts.Identity
 
     let accounts: Accounts
@@ -16,25 +22,36 @@ struct AuthMiddleware: Middleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) -> Response) throws -> Response {
         var context = context
+        context.identity = try caller(of: request, policy: context.policy)
+        return next(request, context)
+    }
+
+    func holder(of head: Request, context: Context) throws -> BodyHolder? {
+        try caller(of: head, policy: context.policy).map { BodyHolder($0.userID) }
+    }
+
+    /// The caller `request` names, nil for an anonymous one where `policy` lets them in; throws
+    /// the 401 for a missing or invalid session where it does not.
+    func caller(of request: Request, policy: RoutePolicy) throws -> Accounts.Identity? {
         let open: Bool
-        switch context.policy.access {
+        switch policy.access {
         case .session: open = false
         case .public: open = true
         // GET only: a HEAD answered by the same route has always needed a session.
         case .publicRead: open = publicRead && request.method == "GET"
         }
 
-        if let token = Self.bearerToken(request.headers["authorization"]) {
-            do {
-                context.identity = try accounts.authenticate(token: token)
-            } catch AuthError.invalidSession {
-                // A stale token on sign-up or login must not stop the client from getting a new one.
-                if !open { throw APIErrors.invalidSession }
-            }
-        } else if !open {
+        guard let token = Self.bearerToken(request.headers["authorization"]) else {
+            if open { return nil }
             throw APIErrors.unauthorized
         }
-        return next(request, context)
+        do {
+            return try accounts.authenticate(token: token)
+        } catch AuthError.invalidSession {
+            // A stale token on sign-up or login must not stop the client from getting a new one.
+            if open { return nil }
+            throw APIErrors.invalidSession
+        }
     }
 
     /// The token of a `Bearer` authorization header; nil when absent or of another scheme.

@@ -31,6 +31,7 @@ enum ServeCommand {
             .init("hash-threads", "N", "threads for the bcrypt routes: sign-up, login, password change (2)"),
             .init("max-connections-per-ip", "N", "open connections one client address may hold (64)"),
             .init("header-timeout", "DURATION", "a request head must be complete within it, from accept or the previous response (10s)"),
+            .init("body-timeout", "DURATION", "the body of a picture upload (the one route taking bodies over 64 KiB) must be complete within it, from its request head; else 408 and the connection closed (30s)"),
             .init("outbox-workers", "LANES", "background work this server runs: all, none, or some of feed,notify,push,mail; servers on one PostgreSQL share it (all)"),
             .init("metrics-token", "TOKEN", "/metrics then needs Authorization: Bearer TOKEN, else 401 (open)"),
             .init("metrics-listen", "HOST:PORT", "serve /metrics only on this second address, say loopback or a private network; the main one answers 404 for it"),
@@ -77,6 +78,7 @@ enum ServeCommand {
         server.offloadThreads = try options.int("hash-threads", default: 2, range: 1...64)
         server.maxConnectionsPerAddress = try options.int("max-connections-per-ip", default: 64, range: 1...100_000)
         server.headerTimeoutMillis = try options.duration("header-timeout", defaultMillis: 10_000)
+        server.bodyTimeoutMillis = try options.duration("body-timeout", defaultMillis: 30_000)
         OpenFileLimit.raiseToHardLimit()
 
         let logger = try CommonOptions.logger(options)

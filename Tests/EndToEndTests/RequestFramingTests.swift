@@ -64,6 +64,40 @@ final class RequestFramingTests: ServerTestCase {
         XCTAssertEqual(RawConnection.status(of: second), 400, String(decoding: second, as: UTF8.self))
     }
 
+    /// Every request gets exactly one response head (API.md), also one refused for its
+    /// `Content-Length`: libmicrohttpd 0.9.75 answered these itself with its head twice, and a
+    /// proxy reusing the connection could pair the second with the next request. A pipelined
+    /// request after it is never answered: the connection is closed.
+    func testAMalformedContentLengthGetsExactlyOneResponseHead() throws {
+        for value in ["abc", "-1", "4, 4", "0x4"] {
+            let raw = "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(value)\r\n\r\n"
+                + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            let exchange = try RawExchange.exchange(Array(raw.utf8), port: server.port, timeout: 3)
+            XCTAssertEqual(exchange.statusLines, 1, "Content-Length: \(value): one response head: \(exchange)")
+            XCTAssertEqual(exchange.status, 400, "Content-Length: \(value): \(exchange)")
+            XCTAssertEqual(exchange.errorCode, "bad_request", "Content-Length: \(value): the envelope: \(exchange)")
+            XCTAssertTrue(exchange.closedByServer, "Content-Length: \(value): closed: \(exchange)")
+        }
+        // Past 64 bits it is a declared body over the limit: 413, once.
+        let huge = try RawExchange.exchange(Array("POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999999999999999\r\n\r\n".utf8),
+                                            port: server.port, timeout: 3)
+        XCTAssertEqual(huge.statusLines, 1, "\(huge)")
+        XCTAssertEqual(huge.status, 413, "\(huge)")
+    }
+
+    /// The same on a kept-alive connection's later request (which no first-bytes screen sees).
+    func testAMalformedContentLengthOnAKeptAliveConnectionGetsOneResponseHead() throws {
+        let connection = try RawConnection(port: server.port)
+        XCTAssertTrue(connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        guard case .bytes(let first) = connection.read(timeout: 3) else { return XCTFail("no answer to a plain GET /healthz") }
+        XCTAssertEqual(RawConnection.status(of: first), 200)
+        XCTAssertTrue(connection.send("POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0x4\r\n\r\nGET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        let rest = RawExchange(received: try XCTUnwrap(connection.readUntilClosed(timeout: 3), "no close after a malformed Content-Length"),
+                               closedByServer: true)
+        XCTAssertEqual(rest.statusLines, 1, "\(rest)")
+        XCTAssertEqual(rest.status, 400, "\(rest)")
+    }
+
     func testChunkedBodiesAndPlainRequestsStillWork() throws {
         let body = #"{"login":"nobody-here","password":"not-the-password"}"#
         let chunked = "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"

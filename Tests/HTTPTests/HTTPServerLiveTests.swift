@@ -68,6 +68,7 @@ final class HTTPServerLiveTests: XCTestCase {
             if request.query["hold"] != nil { gate.pass() }
             return .json(JSONValue.object(["bytes": .int(Int64(request.body.count))]))
         }
+        router.add(headCheck: HeaderHeadCheck())
         var config = ServerConfiguration()
         config.port = 0
         config.threads = 2
@@ -187,6 +188,36 @@ final class HTTPServerLiveTests: XCTestCase {
         // Answered and completed: the slots are free again.
         XCTAssertTrue(waitUntil { (self.server?.largeBodiesInUse ?? -1) == 0 })
         XCTAssertEqual(try RawHTTPClient(port: port).request("PUT", "/upload", body: [1, 2, 3]).status, 200)
+    }
+
+    /// The head check decides before the body: a refusal is answered from the head (the
+    /// handler never runs) with the connection closed; a holder with two bodies in flight gets
+    /// 429 for a third, even while the server's slots are full too (that is 503 for others).
+    func testLargeBodiesAreAdmittedFromTheHeadAndCountedPerHolder() throws {
+        let refused = try RawHTTPClient(port: port)
+        try refused.send("PUT /upload HTTP/1.1\r\nHost: x\r\nX-Refuse: 1\r\nContent-Length: 100000\r\n\r\n")
+        let answer = try refused.readReply()
+        XCTAssertEqual(answer.status, 401)
+        XCTAssertEqual(answer.errorCode, "unauthorized")
+        XCTAssertEqual(answer.header("Connection")?.lowercased(), "close")
+        XCTAssertFalse(started.wait(seconds: 0.2), "the handler never ran")
+
+        let held = try (0..<2).map { _ in try RawHTTPClient(port: port) }
+        for client in held { try client.send("PUT /upload?hold=1 HTTP/1.1\r\nHost: x\r\nX-Holder: a\r\nContent-Length: 3\r\n\r\nabc") }
+        XCTAssertTrue(started.wait(count: 2))
+        let third = try RawHTTPClient(port: port)
+        try third.send("PUT /upload HTTP/1.1\r\nHost: x\r\nX-Holder: a\r\nContent-Length: 100000\r\n\r\n")
+        let limited = try third.readReply()
+        XCTAssertEqual(limited.status, 429)
+        XCTAssertEqual(limited.errorCode, "rate_limited")
+        XCTAssertEqual(limited.header("Retry-After"), "1")
+        let otherHolder = try RawHTTPClient(port: port)
+        try otherHolder.send("PUT /upload HTTP/1.1\r\nHost: x\r\nX-Holder: b\r\nContent-Length: 100000\r\n\r\n")
+        XCTAssertEqual(try otherHolder.readReply().status, 503, "both slots are taken")
+        gate.open(for: 2)
+        for client in held { XCTAssertEqual(try client.readReply().status, 200) }
+        XCTAssertTrue(waitUntil { (self.server?.largeBodiesInUse ?? -1) == 0 })
+        XCTAssertEqual(try RawHTTPClient(port: port).request("PUT", "/upload", body: [1, 2, 3], headers: ["X-Holder: a"]).status, 200)
     }
 
     func testOversizeHeadersAre431AndLongURLIs414() throws {
@@ -326,5 +357,13 @@ extension HTTPServerLiveTests {
         let reply = try client.readReply()
         XCTAssertEqual(reply.status, 400)
         XCTAssertEqual(reply.errorCode, "bad_request")
+    }
+}
+
+/// Refuses a large body whose head has `X-Refuse`, and counts it under `X-Holder`.
+struct HeaderHeadCheck: HeadCheck {
+    func holder(of head: Request, context: RequestContext<String>) throws -> BodyHolder? {
+        if head.headers["x-refuse"] != nil { throw APIError(status: 401, code: "unauthorized", message: "Sign in to do that.") }
+        return head.headers["x-holder"].map(BodyHolder.init)
     }
 }

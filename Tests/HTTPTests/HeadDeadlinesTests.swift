@@ -96,6 +96,36 @@ final class HeadDeadlinesTests: XCTestCase {
         XCTAssertEqual(keptAlive.total, 1)
     }
 
+    /// A large body is due `bodyTimeoutMillis` after its head: late, its connection gets the
+    /// 408 written on it and is shut down; ended in time, the serving thread takes it back and
+    /// the sweep never writes on it.
+    func testALateLargeBodyIsAnsweredOnceAndOneInTimeIsNotTouched() throws {
+        let late = try socketPair(), prompt = try socketPair()
+        defer { (late + prompt).forEach { close($0) } }
+        let answered = ConnectionCounter()
+        let deadlines = HeadDeadlines(timeoutMillis: 1_000, bodyTimeoutMillis: 5_000, onExpired: { _, _ in },
+                                      onLateBodies: { answered.add($0) }, lateBodyAnswer: { Array("late".utf8) })
+        let lateRecord = ConnectionRecord(socket: late[0], waitingSince: 1_000)
+        let promptRecord = ConnectionRecord(socket: prompt[0], waitingSince: 1_000)
+        for record in [lateRecord, promptRecord] {
+            deadlines.register(record)
+            XCTAssertTrue(record.headArrived())
+            record.awaitBody(since: 2_000)
+        }
+        XCTAssertEqual(deadlines.sweep(now: 6_999), 0, "the head deadline no longer applies; the body's is not due yet")
+        XCTAssertTrue(promptRecord.bodyArrived(), "a body ending in time")
+        XCTAssertTrue(promptRecord.bodyArrived(), "asked again after a resume: still the request's")
+        XCTAssertEqual(deadlines.sweep(now: 7_000), 1, "due at exactly 5 s after the head")
+        XCTAssertEqual(answered.total, 1)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        XCTAssertEqual(recv(late[1], &buffer, buffer.count, 0), 4, "the answer came first")
+        XCTAssertEqual(Array(buffer.prefix(4)), Array("late".utf8))
+        XCTAssertTrue(peerSeesEndOfFile(late[1]), "then the socket is shut down")
+        XCTAssertFalse(lateRecord.bodyArrived(), "a body ending after its deadline is not served: the answer was written")
+        XCTAssertEqual(deadlines.sweep(now: 60_000), 0, "answered once; the one in its request is never taken")
+        XCTAssertEqual(recv(prompt[1], &buffer, buffer.count, Int32(MSG_DONTWAIT)), -1, "nothing was written on the prompt one")
+    }
+
     func testAnUnregisteredConnectionIsNeverTouched() throws {
         let pair = try socketPair()
         defer { pair.forEach { close($0) } }

@@ -6,6 +6,9 @@ public protocol HTTPResponder: Sendable {
     func workerPool(for request: Request) -> WorkerPool?
     /// The body limit the request's route declared (`RoutePolicy.maxBodyBytes`); nil: the server's.
     func maxBodyBytes(for request: Request) -> Int?
+    /// Whether the body of `head`, a request whose route reads bodies over the server's limit,
+    /// may be read, and whose it is (`HeadCheck`); asked before any of it is read.
+    func admitBody(of head: Request) -> BodyAdmission
     /// The response; never throws: every failure becomes the JSON error envelope.
     func respond(to request: Request) -> Response
     /// The answer to a request the server refuses before routing it (a malformed URL, a body
@@ -15,6 +18,7 @@ public protocol HTTPResponder: Sendable {
 
 extension HTTPResponder {
     public func rejection(_ error: APIError, for request: Request) -> Response { error.response }
+    public func admitBody(of head: Request) -> BodyAdmission { .admit(holder: nil) }
 }
 
 /// The frozen router: immutable, `Sendable`, read by every server thread without locks.
@@ -23,14 +27,22 @@ extension HTTPResponder {
 /// run the route's middleware chain (composed once, at build time) around the handler, with the
 /// route's `RoutePolicy` in the context, converting an error into its response (through
 /// the error mapper) at the level it escapes, so every middleware sees the final status; add
-/// `X-Request-Id`; drop the body for HEAD.
+/// `X-Request-Id`; drop the body for HEAD. A request to a route that reads large bodies meets
+/// the `HeadCheck` first, from its head (`admitBody(of:)`), and the whole chain once its body
+/// has arrived.
 public final class Responder<Identity: Sendable>: HTTPResponder {
     typealias Chain = @Sendable (Request, RequestContext<Identity>) -> Response
+    typealias ErrorAnswer = @Sendable (any Error, RequestContext<Identity>) -> Response
 
     let routeTable: [Route<Identity>]
     /// Each route's middleware chain around its handler, composed once in `init` (same index
     /// as `routeTable`).
     let chains: [Chain]
+    /// How each route answers an error escaping it (same index as `routeTable`): its
+    /// `ErrorRenderer`, else the router's mapper and envelope.
+    let errorAnswers: [ErrorAnswer]
+    /// Decides from the head whether a large body may be read (`RouterBuilder.add(headCheck:)`).
+    let headCheck: (any HeadCheck<Identity>)?
     let root: RouteNode
     let logger: Logger
     /// Methods of the routes whose policy names a pool: any other request is
@@ -50,9 +62,11 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
     /// Methods that are routed normally; anything else is 405 on every path.
     static var knownMethods: Set<String> { ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"] }
 
-    init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], logger: Logger, mapError: @escaping ErrorMapper,
-         fallbacks: [(prefix: [String], handler: FallbackHandler)] = [], rejections: [(prefix: [String], render: RejectionRenderer)] = []) {
+    init(routes: [Route<Identity>], middlewares: [any Middleware<Identity>], headCheck: (any HeadCheck<Identity>)? = nil, logger: Logger,
+         mapError: @escaping ErrorMapper, fallbacks: [(prefix: [String], handler: FallbackHandler)] = [],
+         rejections: [(prefix: [String], render: RejectionRenderer)] = []) {
         self.routeTable = routes
+        self.headCheck = headCheck
         self.logger = logger
         self.fallbacks = fallbacks
         self.rejections = rejections
@@ -72,16 +86,14 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         let respond: @Sendable (any Error, RequestContext<Identity>) -> Response = { error, context in
             errorResponse(for: mapError(error) ?? error, logger: context.logger)
         }
-        chains = routes.map { route in
+        // A route in another API's format answers its errors itself, at every level, so that a
+        // middleware's refusal (a 429) comes in that format too.
+        errorAnswers = routes.map { route in
+            guard let renderError = route.renderError else { return respond }
+            return { error, context in renderError(error, context.logger) }
+        }
+        chains = zip(routes, errorAnswers).map { route, respond in
             let handler = route.handler
-            // A route in another API's format answers its errors itself, at every level, so
-            // that a middleware's refusal (a 429) comes in that format too.
-            let mapped = respond
-            let renderError = route.renderError
-            let respond: @Sendable (any Error, RequestContext<Identity>) -> Response = { error, context in
-                if let renderError { return renderError(error, context.logger) }
-                return mapped(error, context)
-            }
             var next: Chain = { request, context in
                 do {
                     return try handler(request, context)
@@ -152,6 +164,24 @@ public final class Responder<Identity: Sendable>: HTTPResponder {
         guard ownLimitMethods.contains(request.method),
               case .found(let index, _) = match(method: request.method, path: request.path) else { return nil }
         return routeTable[index].policy.maxBodyBytes
+    }
+
+    public func admitBody(of head: Request) -> BodyAdmission {
+        guard let headCheck, case .found(let index, let parameters) = match(method: head.method, path: head.path) else {
+            return .admit(holder: nil)
+        }
+        let route = routeTable[index]
+        let requestID = makeRequestID()
+        let context = RequestContext<Identity>(
+            requestID: requestID, logger: logger.with("request_id", requestID), parameters: parameters, route: route.pattern,
+            policy: route.policy)
+        do {
+            return .admit(holder: try headCheck.holder(of: head, context: context))
+        } catch {
+            var response = errorAnswers[index](error, context)
+            response.headers.append(("X-Request-Id", requestID))
+            return .refuse(response)
+        }
     }
 
     public func rejection(_ error: APIError, for request: Request) -> Response {

@@ -24,6 +24,7 @@ public typealias RejectionRenderer = @Sendable (APIError) -> Response
 public final class RouterBuilder<Identity: Sendable> {
     var routes: [Route<Identity>] = []
     var middlewares: [any Middleware<Identity>] = []
+    var headCheck: (any HeadCheck<Identity>)?
     var logger: Logger
     let mapError: ErrorMapper
     var fallbacks: [(prefix: [String], handler: FallbackHandler)] = []
@@ -43,6 +44,16 @@ public final class RouterBuilder<Identity: Sendable> {
     public func add(middleware: some Middleware<Identity>) {
         precondition(!built, "RouterBuilder used after build()")
         middlewares.append(middleware)
+    }
+
+    /// Sets who decides, from the head, whether the body of a request to a route that reads
+    /// large bodies (`RoutePolicy.maxBodyBytes`) may be read (`HeadCheck`); without one, every
+    /// such body is read and counted against nobody. One per router: it is the session check,
+    /// which the middleware repeats once the body has arrived.
+    public func add(headCheck: some HeadCheck<Identity>) {
+        precondition(!built, "RouterBuilder used after build()")
+        precondition(self.headCheck == nil, "RouterBuilder.add(headCheck:) called twice")
+        self.headCheck = headCheck
     }
 
     /// Registers `handler` for `method` and `pattern` (`/v1/users/{id}/follow`) under `policy`
@@ -103,7 +114,7 @@ public final class RouterBuilder<Identity: Sendable> {
     public func build() -> Responder<Identity> {
         precondition(!built, "RouterBuilder.build() called twice")
         built = true
-        return Responder(routes: routes, middlewares: middlewares, logger: logger, mapError: mapError,
+        return Responder(routes: routes, middlewares: middlewares, headCheck: headCheck, logger: logger, mapError: mapError,
                          fallbacks: fallbacks.sorted { $0.prefix.count > $1.prefix.count },
                          rejections: rejections.sorted { $0.prefix.count > $1.prefix.count })
     }

@@ -26,6 +26,13 @@ enum ConnectionInfo {
         return UnsafeRawPointer(info).load(as: UnsafeMutableRawPointer?.self)
     }
 
+    /// Whether MHD has received the whole head of the connection's current request
+    /// (`CONNECTION_INFO_REQUEST_HEADER_SIZE` answers only from `HEADERS_RECEIVED` on, and not
+    /// once the connection is closed).
+    static func headReceived(_ connection: OpaquePointer) -> Bool {
+        pn_mhd_get_connection_info(connection, MHD_ConnectionInfoType.CONNECTION_INFO_REQUEST_HEADER_SIZE) != nil
+    }
+
     /// The peer's IP address as text, from the socket (`getpeername`); empty if unknown.
     /// Through the socket rather than `CONNECTION_INFO_CLIENT_ADDRESS` so that the address
     /// family and length come from the kernel, not from a pointer's assumed layout.

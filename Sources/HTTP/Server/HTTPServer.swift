@@ -24,7 +24,7 @@ public final class HTTPServer: Sendable {
     /// The port actually bound (useful with port 0); 0 before `start()`.
     public var boundPort: Int { port.load(ordering: .relaxed) }
     /// Requests holding a large-body slot now (`ServerConfiguration.maxLargeBodies`).
-    public var largeBodiesInUse: Int { core.largeBodies.load(ordering: .relaxed) }
+    public var largeBodiesInUse: Int { core.largeBodies.inUse }
 
     /// Binds the listening socket and starts serving. Throws `HTTPServerError` naming the C
     /// function that failed (`bind` when the port is in use, `MHD_start_daemon_va`, ...).
@@ -162,8 +162,8 @@ final class ServerCore: Sendable {
     let offloadPool: OffloadPool
     let blockingPool: OffloadPool
     let mediaPool: OffloadPool
-    /// Requests holding a large-body slot (`ServerConfiguration.maxLargeBodies`).
-    let largeBodies = Atomic<Int>(0)
+    /// Requests holding a large-body slot (`ServerConfiguration.maxLargeBodies`), by holder.
+    let largeBodies: LargeBodySlots
     /// Requests whose first access-handler call happened and whose completion callback has not.
     let inFlight = Atomic<Int>(0)
     let requestsRejected: Counter
@@ -183,12 +183,13 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        largeBodies = LargeBodySlots(capacity: configuration.maxLargeBodies, maxPerHolder: configuration.maxLargeBodiesPerHolder)
         offloadPool = OffloadPool(threads: configuration.offloadThreads, capacity: configuration.offloadQueueCapacity, niceness: 10)
         // A connection has at most one request in flight, so this queue is never full.
         blockingPool = OffloadPool(threads: configuration.blockingThreads, capacity: configuration.maxConnections, niceness: 0)
         mediaPool = OffloadPool(threads: configuration.mediaThreads, capacity: configuration.mediaQueueCapacity, niceness: 10)
         requestsRejected = metrics.counter(
-            "pacenote_http_rejected_total", help: "Requests refused before routing (size limits, bad framing).")
+            "pacenote_http_rejected_total", help: "Requests refused before routing or before their body was read (size limits, bad framing, a large body refused from its head).")
         offloadRejected = metrics.counter(
             "pacenote_http_offload_rejected_total", help: "Offloaded requests refused because the offload queue was full.")
         abandoned = metrics.counter(
@@ -197,17 +198,26 @@ final class ServerCore: Sendable {
             "pacenote_http_malformed_heads_total", help: "Connections answered 400 and closed for a malformed request head (a NUL byte, obs-fold, a bare CR, a broken request line).")
         let headTimeouts = metrics.counter(
             "pacenote_http_header_timeouts_total", help: "Connections closed because their request head was not complete in time.")
+        let bodyTimeouts = metrics.counter(
+            "pacenote_http_body_timeouts_total", help: "Large request bodies answered 408 because they were not complete in time.")
         let floodLog = RateLimitedLog(logger: logger)
         self.floodLog = floodLog
         streams = StreamCounters(metrics: metrics)
-        deadlines = HeadDeadlines(timeoutMillis: configuration.headerTimeoutMillis) { neverServed, idle in
-            // An idle kept-alive connection closed is ordinary housekeeping, not worth a warning.
-            if idle > 0 { logger.debug("idle kept-alive connections closed", ["closed": String(idle)]) }
-            guard neverServed > 0 else { return }
-            headTimeouts.increment(by: neverServed)
-            floodLog.warning(kind: "header timeout", "request head not complete in time; connection closed",
-                             ["closed": String(neverServed)])
-        }
+        deadlines = HeadDeadlines(
+            timeoutMillis: configuration.headerTimeoutMillis, bodyTimeoutMillis: configuration.bodyTimeoutMillis,
+            onExpired: { neverServed, idle in
+                // An idle kept-alive connection closed is ordinary housekeeping, not worth a warning.
+                if idle > 0 { logger.debug("idle kept-alive connections closed", ["closed": String(idle)]) }
+                guard neverServed > 0 else { return }
+                headTimeouts.increment(by: neverServed)
+                floodLog.warning(kind: "header timeout", "request head not complete in time; connection closed",
+                                 ["closed": String(neverServed)])
+            },
+            onLateBodies: { answered in
+                bodyTimeouts.increment(by: answered)
+                floodLog.warning(kind: "body timeout", "request body not complete in time; answered 408, connection closed",
+                                 ["closed": String(answered)])
+            })
         let pool = offloadPool, blocking = blockingPool, media = mediaPool
         metrics.gauge("pacenote_http_offload_outstanding", help: "Offloaded requests queued or running.") {
             Double(pool.outstanding)
@@ -221,6 +231,10 @@ final class ServerCore: Sendable {
         }
         metrics.gauge("pacenote_http_media_outstanding", help: "Requests queued or running on the media pool (image uploads).") {
             Double(media.outstanding)
+        }
+        let slots = largeBodies
+        metrics.gauge("pacenote_http_large_bodies", help: "Requests whose body may be over 64 KiB (uploads) being received or handled, of maxLargeBodies.") {
+            Double(slots.inUse)
         }
     }
 

@@ -16,7 +16,9 @@ import Glibc
 //   (MHD_OPTION_CONNECTION_MEMORY_LIMIT, 4 x maxHeaderBytes = 64 KiB by default): 414/431 with
 //   MHD's own small HTML body. Between maxHeaderBytes and that pool size we see the request
 //   and answer 414/431 with the envelope.
-// - a malformed Content-Length ("abc", "-5"): 400 with MHD's own body, connection closed.
+// - a malformed Content-Length ("abc", "-5", "4, 4", "0x4"), one past 64 bits, a Cookie the
+//   pool cannot copy: MHD would queue its own page and send its head twice; we answer first,
+//   once, from its log line (ServerCore+EarlyRefusals), and it sends nothing.
 // - a request line MHD cannot parse ("GARBAGE"): connection closed without an answer, unless
 //   it arrived with the connection's first bytes: the head screen in mhdConnectionNotify
 //   answers a NUL (which MHD would skip as an empty line, and wait) or a line without three
@@ -36,13 +38,17 @@ final class RequestBox: Sendable {
     /// Method, path, query and headers; the body is collected in `upload`.
     let head: Request
     let upload: Mutex<UploadState>
-    /// Whether the request holds one of `ServerCore.largeBodies`, given back on completion.
-    let holdsLargeBody: Bool
+    /// The slot of `ServerCore.largeBodies` the request holds, given back on completion.
+    let lease: LargeBodySlots.Lease?
+    /// The connection whose deadline the request's large body is under (`HeadDeadlines`);
+    /// nil for other requests.
+    let bodyDeadline: ConnectionRecord?
 
-    init(head: Request, upload: UploadState, holdsLargeBody: Bool) {
+    init(head: Request, upload: UploadState, lease: LargeBodySlots.Lease? = nil, bodyDeadline: ConnectionRecord? = nil) {
         self.head = head
         self.upload = Mutex(upload)
-        self.holdsLargeBody = holdsLargeBody
+        self.lease = lease
+        self.bodyDeadline = bodyDeadline
     }
 }
 
@@ -84,6 +90,9 @@ func mhdAccessHandler(
         uploadDataSize.pointee = 0  // consumed (kept, or discarded past the limit)
         return core.perform(action, box: box, connection: connection)
     }
+    // The body has ended: before anything is queued, take the connection back from the body
+    // deadline, unless the sweep took it first and wrote its 408 (MHD must then write nothing).
+    if let record = box.bodyDeadline, !record.bodyArrived() { return .NO }
     let action = box.upload.withLock { $0.uploadFinished() }
     return core.perform(action, box: box, connection: connection)
 }
@@ -97,7 +106,8 @@ func mhdCompletedCallback(
     // Unmanaged: balances the passRetained in firstCall. MHD calls this once per request whose
     // handler ran, and clearing the slot makes a second release impossible.
     let box = Unmanaged<RequestBox>.fromOpaque(raw)
-    if box.takeUnretainedValue().holdsLargeBody { core.largeBodies.subtract(1, ordering: .relaxed) }
+    // Completed or aborted alike: the slot and the holder's count come back here only.
+    if let lease = box.takeUnretainedValue().lease { core.largeBodies.release(lease) }
     box.release()
     conCls.pointee = nil
     core.inFlight.subtract(1, ordering: .releasing)
@@ -124,6 +134,8 @@ func mhdKeepEscaped(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer
 func mhdLogCallback(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ args: CVaListPointer?) {
     guard let cls, let format, let args else { return }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    // MHD logs this when it answers a request itself; see ServerCore+EarlyRefusals.
+    if strstr(format, "Error processing request") != nil { core.answerRefusalBeforeMHD() }
     let kind = "mhd:" + String(UInt(bitPattern: format), radix: 16)
     var buffer = [CChar](repeating: 0, count: 512)
     _ = vsnprintf(&buffer, buffer.count, format, args)
@@ -149,7 +161,8 @@ func mhdConnectionNotify(
     case .CONNECTION_NOTIFY_STARTED:
         let socket = ConnectionInfo.socket(of: connection)
         guard socket >= 0 else { return }
-        let record = ConnectionRecord(socket: socket, waitingSince: monotonicMillis(), remoteAddress: ConnectionInfo.clientAddress(of: socket))
+        let record = ConnectionRecord(socket: socket, waitingSince: monotonicMillis(), remoteAddress: ConnectionInfo.clientAddress(of: socket),
+                                      connection: ConnectionHandle(pointer: connection), owner: pthread_self())
         socketContext.pointee = Unmanaged.passRetained(record).toOpaque()
         core.deadlines.register(record)
         core.screenFirstBytes(of: record)
@@ -221,35 +234,33 @@ extension ServerCore {
 
         let head = Request(method: methodString, path: path, query: query, headers: HTTPHeaders(headers),
                            remoteAddress: record?.remoteAddress ?? ConnectionInfo.clientAddress(of: connection))
-        // A route may read a larger body than the server's limit (an image upload). Only so many
-        // such requests at once may be collecting or holding one; the next is refused before its
-        // body is read, so a burst of uploads cannot take the server's memory.
         let maxBodyBytes = responder.maxBodyBytes(for: head) ?? configuration.maxBodyBytes
-        let large = maxBodyBytes > configuration.maxBodyBytes
-        var slotRefused = false
-        if large {
-            let taken = largeBodies.add(1, ordering: .relaxed).newValue
-            if taken > configuration.maxLargeBodies {
-                largeBodies.subtract(1, ordering: .relaxed)
-                slotRefused = true
-            }
-        }
-        let box = RequestBox(
-            head: head, upload: UploadState(maxBodyBytes: maxBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes),
-            holdsLargeBody: large && !slotRefused)
-        // Unmanaged: retained here for the life of the request; released exactly once in
-        // mhdCompletedCallback (MHD_OPTION_NOTIFY_COMPLETED).
-        conCls.pointee = Unmanaged.passRetained(box).toOpaque()
-        inFlight.add(1, ordering: .relaxed)
-
+        var upload = UploadState(maxBodyBytes: maxBodyBytes, maxHeaderBytes: configuration.maxHeaderBytes)
         // Smuggling shapes in the parsed fields (differing Content-Lengths, Content-Length beside
         // Transfer-Encoding, an unknown transfer coding, whitespace before a colon, no Host or
         // two): refused on this first call, which makes MHD close the connection after the answer.
         let framing = HeadFraming(headers: headers, version: version.map { String(cString: $0) } ?? "")
-        let action = box.upload.withLock {
-            $0.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: framing.contentLength,
-                     malformedURL: malformedURL, refusal: framing.refusal ?? (slotRefused ? .overloaded() : nil))
+        var action = upload.begin(requestLineBytes: requestLineBytes, headerBytes: headerBytes, contentLength: framing.contentLength,
+                                  malformedURL: malformedURL, refusal: framing.refusal)
+        // A route may read a larger body than the server's limit (an image upload). Such a body
+        // is let in only from a caller the head check admits, within the caller's and the
+        // server's slots, and under a deadline; else it is refused before a byte of it is read.
+        var lease: LargeBodySlots.Lease?
+        if maxBodyBytes > configuration.maxBodyBytes, case .continueReading = action {
+            switch admitLargeBody(head) {
+            case .success(let taken):
+                lease = taken
+                record?.awaitBody(since: monotonicMillis())
+            case .failure(let refusal):
+                upload.markResponded()
+                action = refusal.action
+            }
         }
+        let box = RequestBox(head: head, upload: upload, lease: lease, bodyDeadline: lease == nil ? nil : record)
+        // Unmanaged: retained here for the life of the request; released exactly once in
+        // mhdCompletedCallback (MHD_OPTION_NOTIFY_COMPLETED).
+        conCls.pointee = Unmanaged.passRetained(box).toOpaque()
+        inFlight.add(1, ordering: .relaxed)
         return perform(action, box: box, connection: connection)
     }
 
@@ -333,6 +344,12 @@ extension ServerCore {
             return .NO
         }
         defer { MHD_destroy_response(mhdResponse) }
+        // Every answer with a body (API.md): here, where every response is queued, so no route
+        // or refusal can go without it; skipped where a route already set it (its page headers).
+        if (!response.body.isEmpty || response.stream != nil || response.header("Content-Type") != nil)
+            && response.header("X-Content-Type-Options") == nil {
+            _ = MHD_add_response_header(mhdResponse, "X-Content-Type-Options", "nosniff")
+        }
         for (name, value) in response.headers {
             do throws(HTTPServerError) {
                 try mhdCheck(MHD_add_response_header(mhdResponse, name, value), "MHD_add_response_header")

@@ -24,6 +24,14 @@ public struct ServerConfiguration: Sendable {
     /// its whole body in memory until answered); one more is 503 `unavailable` before its body
     /// is read. Bounds what a burst of uploads can take: 8 x 10 MiB by default.
     public var maxLargeBodies: Int = 8
+    /// Of those, how many one `BodyHolder` (the caller the `HeadCheck` named) may have at once;
+    /// one more is 429 `rate_limited` before its body is read, so one account cannot take the
+    /// slots every other account's uploads need.
+    public var maxLargeBodiesPerHolder: Int = 2
+    /// Milliseconds the body of a request whose route takes more than `maxBodyBytes`
+    /// (`RoutePolicy.maxBodyBytes`) has to arrive whole, from its request head; a later one is answered 408 `request_timeout` and its connection closed, so a body
+    /// trickling in cannot hold one of `maxLargeBodies` for longer.
+    public var bodyTimeoutMillis: Int64 = 30_000
     /// Largest request line (414) and header block (431).
     public var maxHeaderBytes: Int = 16_384
     /// Idle seconds before libmicrohttpd closes a connection.

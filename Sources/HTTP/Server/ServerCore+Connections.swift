@@ -1,5 +1,3 @@
-import JSON
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,17 +13,7 @@ extension ServerCore {
         guard count > 0, let refusal = RequestHeadScreen.refusal(peeked[0..<count]) else { return }
         record.refuse()
         malformedHeads.increment()
-        // Read what was peeked (and whatever else is waiting, within reason) so that the close
-        // sends FIN rather than RST: unread bytes at close make Linux reset the connection, and a
-        // reset can destroy the answer before the client reads it.
-        var drained = 0
-        while drained < 65_536 {
-            let n = peeked.withUnsafeMutableBytes { recv(record.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            guard n > 0 else { break }
-            drained += n
-        }
-        let answer = Self.malformedHeadAnswer
-        _ = answer.withUnsafeBytes { send(record.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        RawAnswer.send(RawAnswer.make(Self.malformedHead), on: record.socket)
         // MHD, on its first read, finds end-of-file and closes the connection through its usual path.
         _ = shutdown(record.socket, Int32(SHUT_RDWR))
         floodLog.warning(kind: "malformed head", "malformed request head refused", ["status": "400", "reason": refusal.rawValue])
@@ -45,14 +33,7 @@ extension ServerCore {
         return peeked < 0 && (errno == ECONNRESET || errno == ENOTCONN || errno == EPIPE)
     }
 
-    /// The whole 400 written for a refused head: API.md promises the status and the close for
-    /// what fails before a request exists; the envelope comes along since it costs nothing.
-    static let malformedHeadAnswer: [UInt8] = {
-        var writer = JSONWriter()
-        APIError.badRequest("The request head is malformed.").encode(to: &writer)
-        let body = writer.bytes
-        let head = "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n"
-            + "Connection: close\r\nContent-Length: \(body.count)\r\n\r\n"
-        return Array(head.utf8) + body
-    }()
+    /// The 400 written for a refused head: API.md promises the status and the close for what
+    /// fails before a request exists; the envelope comes along since it costs nothing.
+    static let malformedHead = APIError.badRequest("The request head is malformed.")
 }

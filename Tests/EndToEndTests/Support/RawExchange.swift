@@ -27,6 +27,29 @@ struct RawExchange: CustomStringConvertible {
         return (object["error"] as? [String: Any])?["code"] as? String
     }
 
+    /// The first value of the first response's header `name` (case-insensitive), if any.
+    func header(_ name: String) -> String? {
+        guard let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.lowerBound else { return nil }
+        for line in String(decoding: received[..<end], as: UTF8.self).split(separator: "\r\n").dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == name.lowercased() { return parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        return nil
+    }
+
+    /// How many response heads arrived: status lines (`HTTP/1.1 `) anywhere in what was read.
+    /// One request must get exactly one (API.md), however it was refused.
+    var statusLines: Int {
+        let marker = Array("HTTP/1.1 ".utf8)
+        var count = 0
+        var rest = received[...]
+        while let found = rest.firstRange(of: marker) {
+            count += 1
+            rest = rest[found.upperBound...]
+        }
+        return count
+    }
+
     var description: String {
         let text = String(decoding: received.prefix(300), as: UTF8.self)
         return "\(closedByServer ? "closed" : "still open") after \(received.count) bytes: \(text.debugDescription)"
