@@ -6,6 +6,14 @@
 #define PACENOTE_CVIPS_SHIM_H
 
 #include <vips/vips.h>
+#include <malloc.h>
+#include <string.h>
+
+/// Hands the free memory of glibc's arenas back to the system (Imaging's DecodeBudget calls it
+/// after a large decode: freed pixel buffers would otherwise stay resident for reuse).
+static inline void pn_heap_trim(void) {
+    malloc_trim(0);
+}
 
 /// Reads only the header of an encoded image (no pixel is decoded until something asks for
 /// one), with the loader's strictest failure level: a truncated or corrupt file fails later
@@ -72,6 +80,38 @@ static inline int pn_vips_area_average(VipsImage *in, int band, int left, int to
     if (result == 0) result = vips_avg(one, average, NULL);
     if (one) g_object_unref(one);
     if (area) g_object_unref(area);
+    return result;
+}
+
+/// Tests and bench/picture-memory.sh make their pictures with this: width x height of `bands`
+/// bands, black or (`detailed`) a zone plate so encoders have something to code, written as
+/// `suffix` says (".jpg[Q=85]", ".png[interlace,bitdepth=16]", ".heic[compression=av1]").
+static inline int pn_vips_test_picture(int width, int height, int bands, int detailed, const char *suffix,
+                                       void **bytes, size_t *length) {
+    VipsImage *image = NULL;
+    int result;
+    if (detailed) {
+        VipsImage *zone = NULL, *grey = NULL;
+        result = vips_zone(&zone, width, height, NULL);
+        if (result == 0) result = vips_linear1(zone, &grey, 100.0, 128.0, "uchar", TRUE, NULL);
+        if (result == 0) {
+            VipsImage *copies[4] = {grey, grey, grey, grey};
+            result = vips_bandjoin(copies, &image, bands, NULL);
+        }
+        if (grey) g_object_unref(grey);
+        if (zone) g_object_unref(zone);
+    } else {
+        result = vips_black(&image, width, height, "bands", bands, NULL);
+    }
+    // libvips 8.14 crashes saving an interlaced 16-bit PNG from 8-bit pixels: give it 16-bit ones.
+    if (result == 0 && strstr(suffix, "bitdepth=16")) {
+        VipsImage *wide = NULL;
+        result = vips_cast(image, &wide, VIPS_FORMAT_USHORT, NULL);
+        g_object_unref(image);
+        image = wide;
+    }
+    if (result == 0) result = vips_image_write_to_buffer(image, suffix, bytes, length, NULL);
+    if (image) g_object_unref(image);
     return result;
 }
 

@@ -176,12 +176,28 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     var pid: Int32? { process?.processIdentifier }
 
     /// The running server's peak resident memory (VmHWM of /proc/PID/status), in KiB.
-    func peakResidentKiB() throws -> Int {
+    func peakResidentKiB() throws -> Int { try memoryStatus("VmHWM") }
+
+    /// The running server's resident memory now (VmRSS), in KiB.
+    func residentKiB() throws -> Int { try memoryStatus("VmRSS") }
+
+    /// Starts the peak over from the resident memory now (`5` into /proc/PID/clear_refs), so
+    /// `peakResidentKiB` then says the most the server held since.
+    func resetPeakResident() throws {
+        guard let pid else { throw TestServerMemoryError(description: "the server is not running") }
+        guard let handle = FileHandle(forWritingAtPath: "/proc/\(pid)/clear_refs") else {
+            throw TestServerMemoryError(description: "cannot open /proc/\(pid)/clear_refs")
+        }
+        defer { try? handle.close() }
+        try handle.write(contentsOf: Data("5".utf8))
+    }
+
+    private func memoryStatus(_ field: String) throws -> Int {
         guard let pid else { throw TestServerMemoryError(description: "the server is not running") }
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
               let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
-            throw TestServerMemoryError(description: "no VmHWM line in /proc/\(pid)/status")
+            throw TestServerMemoryError(description: "no \(field) line in /proc/\(pid)/status")
         }
         return kib
     }

@@ -1,0 +1,61 @@
+import Dispatch
+import Foundation
+import Imaging
+import TestSupport
+import XCTest
+
+/// The decode budget and the refusals before decoding (issue 43).
+final class DecodeBudgetTests: XCTestCase {
+    func testReservationsNeverExceedTheCapacity() {
+        let budget = DecodeBudget(capacity: 100)
+        let running = RunningCount()
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            budget.withReservation(index == 0 ? 1_000 : 60) {
+                running.enter()
+                usleep(20_000)
+                running.leave()
+            }
+        }
+        XCTAssertLessThanOrEqual(budget.peakReserved, 100, "a reservation over the capacity is clamped to it and runs alone")
+        XCTAssertEqual(running.most, 1, "60 + 60 > 100: one decode at a time")
+    }
+
+    func testTheDeclaredTypeMustBeTheDetectedOne() throws {
+        XCTAssertThrowsError(try Imaging.renditions(of: try fixture("landscape.jpg"), declared: .png)) {
+            XCTAssertEqual($0 as? ImagingError, .typeMismatch(declared: .png, detected: .jpeg))
+        }
+        XCTAssertThrowsError(try Imaging.renditions(of: try fixture("photo.webp"), declared: .heif)) {
+            XCTAssertEqual($0 as? ImagingError, .typeMismatch(declared: .heif, detected: .webp))
+        }
+        XCTAssertEqual(try Imaging.renditions(of: try fixture("iphone.heic"), declared: .heif).source, .heif)
+    }
+
+    func testDecodedBytesOverTheBoundAreRefusedBeforeDecoding() throws {
+        // 16-bit interlaced RGBA near 40 MP: 317 MB decoded (under 40 MP, over 160 MB).
+        let bomb = try TestPictures.make(6_300, 6_300, bands: 4, as: ".png[interlace,bitdepth=16,compression=9]")
+        XCTAssertLessThan(bomb.count, 1_000_000)
+        let before = peakResidentKiB()
+        XCTAssertThrowsError(try Imaging.renditions(of: bomb, declared: .png)) {
+            XCTAssertEqual($0 as? ImagingError, .tooManyBytes(6_300 * 6_300 * 8))
+        }
+        XCTAssertLessThan(peakResidentKiB() - before, 16 * 1024, "nothing was decoded")
+    }
+
+    func testAHandMadeGridDecodesAndALyingOneDoesNot() throws {
+        let tile = try TestPictures.hevcTile.get()
+        // libheif reads the grids HEIFFiles writes: the tests' bombs are real files.
+        let renditions = try Imaging.renditions(of: HEIFFiles.grid(tile, rows: 2, columns: 3, output: (1500, 1000)), declared: .heif)
+        XCTAssertEqual(try Decoded(renditions.large).width, 400)
+        XCTAssertThrowsError(try Imaging.renditions(of: HEIFFiles.grid(tile, rows: 31, columns: 31, claimed: (1000, 1000)))) {
+            XCTAssertEqual($0 as? ImagingError, .codedSizeMismatch(width: 1000, height: 1000, codedWidth: 15872, codedHeight: 15872))
+        }
+    }
+}
+
+private final class RunningCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var now = 0
+    private(set) var most = 0
+    func enter() { lock.withLock { now += 1; most = max(most, now) } }
+    func leave() { lock.withLock { now -= 1 } }
+}
