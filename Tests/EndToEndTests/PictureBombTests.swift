@@ -14,12 +14,17 @@ final class PictureBombTests: ServerTestCase {
     func testEachBombIsRefusedWithoutBeingDecoded() throws {
         let owner = try client.signup()
         for bomb in try Bombs.all() {
-            let before = try server.peakResidentKiB()
+            try server.resetPeakResident()
+            let before = try server.residentKiB()
+            let started = Date()
             let result = try client.request("PUT", "/v1/users/me/avatar", headers: ["Content-Type": bomb.type], body: Data(bomb.bytes),
                                             token: owner.token)
+            let peak = try server.peakResidentKiB() - before
+            print("PictureBombTests bomb \(bomb.name) (\(bomb.bytes.count) bytes): \(result.status), peak +\(peak / 1024) MiB, "
+                  + String(format: "%.2f s", Date().timeIntervalSince(started)))
             assertError(result, 400, "invalid_image", bomb.name)
             XCTAssertTrue(result.errorMessage?.contains(bomb.message) == true, "\(bomb.name): \(result)")
-            XCTAssertLessThan(try server.peakResidentKiB() - before, 32 * 1024, "\(bomb.name): peak memory grew by more than 32 MiB")
+            XCTAssertLessThan(peak, 32 * 1024, "\(bomb.name): peak memory grew by more than 32 MiB")
         }
         XCTAssertTrue(try client.me(owner.token).object?["avatarUrl"] is NSNull, "nothing was stored")
     }

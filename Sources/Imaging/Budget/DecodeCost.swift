@@ -1,35 +1,54 @@
 /// What decoding an upload into its renditions takes at its peak, estimated from its header,
-/// for `DecodeBudget`. Measured with libvips 8.14 and libheif 1.15 (BENCHMARKS.md "Picture
-/// memory"); over rather than under: an overestimate only makes uploads wait longer.
+/// for `DecodeBudget`. The factors are measured (libvips 8.14.1, libheif 1.15.1, Debian 12;
+/// BENCHMARKS.md "Picture memory"), rounded up: an overestimate only makes uploads wait longer.
+///
+/// | upload (39 MP unless said)          | decoded form | measured peak | estimate |
+/// | JPEG, baseline (shrinks on load)    | 116 MB       | 11 MiB        | 1/16 + 4 MB |
+/// | JPEG, progressive (coefficients)    | 116 MB       | 104 MiB       | coefficients + 1/16 |
+/// | WebP (scaled while decoding)        | 116 MB       | 5 MiB         | 1/16 + 4 MB |
+/// | PNG, not interlaced (by rows)       | 116 MB       | 37 MiB        | 1/2 |
+/// | PNG, interlaced (whole)             | 116 MB       | 138 MiB       | 1.5 x |
+/// | PNG 16-bit RGBA interlaced, 19 MP   | 155 MB       | 214 MiB       | 1.5 x |
+/// | HEIC grid (libheif: planar, then interleaved) | 116 MB | 233 MiB  | 2.2 x |
 enum DecodeCost {
     /// libvips's and the codecs' own state, buffers of a few rows, the renditions.
     static let overhead = 4 * 1024 * 1024
 
     static func bytes(_ header: ImageHeader) -> Int {
-        let pixels = header.pixels, sample = header.bytesPerSample
+        let decoded = header.decodedBytes
         let body: Int
-        switch header.layout {
-        case .jpeg(let progressive, let coefficients):
+        switch (header.format, header.layout) {
+        case (_, .jpeg(let progressive, let coefficients)):
             // Shrink-on-load: libjpeg decodes at 1/2, 1/4 or 1/8 scale, so a 12 MP photo is
-            // decoded at 3 MP or less; a progressive one holds its coefficients too.
-            let shrink = jpegShrink(header)
-            let scaled = ImageHeader.product(pixels / (shrink * shrink), header.bands * sample)
-            body = scaled + (progressive ? coefficients : 0)
-        case .sequential, .whole:
-            body = header.decodedBytes
-        case .animation:
-            body = ImageHeader.product(header.decodedBytes, 2)
+            // decoded at 3 MP or less; a progressive one first holds all its coefficients.
+            body = scaled(header) + (progressive ? coefficients : 0)
+        case (.webp, .animation):
+            body = ImageHeader.product(decoded, 2)          // the canvas and a frame
+        case (.webp, _):
+            body = scaled(header)                           // libwebp decodes at the reduced size
+        case (.heif, _):
+            // libheif 1.15 decodes into planes, then converts them into the interleaved RGB(A)
+            // libvips reads: both are held at once.
+            body = ImageHeader.product(decoded, 22) / 10
+        case (_, .whole):
+            body = ImageHeader.product(decoded, 3) / 2
+        case (_, .sequential), (_, .animation):
+            body = decoded / 2
         }
-        // HEIF: libheif decodes into YUV planes (1.5 samples a pixel for 4:2:0, 3 at most), then
-        // converts them into the interleaved RGB(A) libvips reads.
-        let planes = header.format == .heif ? ImageHeader.product(pixels, 3 * sample) : 0
-        let (sum, overflow) = body.addingReportingOverflow(planes + overhead)
+        let (sum, overflow) = body.addingReportingOverflow(overhead)
         return overflow ? Int.max : sum
     }
 
-    /// The factor libvips's thumbnail shrinks a JPEG by while decoding, for a square of
-    /// `Renditions.largeSide`: it leaves at least a factor of two for its own resize.
-    static func jpegShrink(_ header: ImageHeader) -> Int {
+    /// The decoded form at the scale libvips's thumbnail decodes a JPEG or WebP at.
+    static func scaled(_ header: ImageHeader) -> Int {
+        let shrink = loadShrink(header)
+        return ImageHeader.product(header.pixels / (shrink * shrink), header.bands * header.bytesPerSample)
+    }
+
+    /// The factor libvips's thumbnail shrinks by while decoding, for a square of
+    /// `Renditions.largeSide`: a power of two that leaves at least a factor of two for its own
+    /// resize (vips_thumbnail's shrink-on-load rule).
+    static func loadShrink(_ header: ImageHeader) -> Int {
         let shrink = min(header.width, header.height) / Renditions.largeSide
         switch shrink {
         case 16...: return 8

@@ -141,9 +141,15 @@ final class OutputRecorder: @unchecked Sendable {  // @unchecked: every field is
 /// Use from one test thread at a time. `deinit` kills a process still running and removes the
 /// data directory, so a failing test never leaves a server or files behind.
 final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the pipes are only touched by the owning test thread; `output` locks itself.
-    /// The `pacenote` file beside the running test executable, else `$PACENOTE_BIN`.
+    /// The `pacenote` file beside the running test executable, else `$PACENOTE_BIN`; first
+    /// `$PACENOTE_BENCH_BIN` when set (a benchmark measuring another build through the same
+    /// tests: bench/picture-memory.sh).
     static func locateBinary() throws -> String {
         var searched: [String] = []
+        if let bench = ProcessInfo.processInfo.environment["PACENOTE_BENCH_BIN"], !bench.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: bench) else { throw TestServerError.binaryNotFound(searched: [bench]) }
+            return bench
+        }
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             let candidate = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("pacenote").path
             searched.append(candidate)
