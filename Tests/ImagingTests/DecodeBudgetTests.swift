@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Imaging
+@testable import Imaging
 import TestSupport
 import XCTest
 
@@ -18,6 +18,19 @@ final class DecodeBudgetTests: XCTestCase {
         }
         XCTAssertLessThanOrEqual(budget.peakReserved, 100, "a reservation over the capacity is clamped to it and runs alone")
         XCTAssertEqual(running.most, 1, "60 + 60 > 100: one decode at a time")
+    }
+
+    func testEstimatesFollowTheFormatsMeasuredCosts() throws {
+        // BENCHMARKS.md "Picture memory": a baseline JPEG shrinks while decoding, a
+        // progressive one holds its coefficients, libheif holds twice the decoded form.
+        let baseline = try ImageHeader.read(try TestPictures.make(4_032, 3_024, as: ".jpg[Q=60]"))
+        XCTAssertLessThan(DecodeCost.bytes(baseline), 16_000_000, "a 12 MP photo reserves little, so several decode at once")
+        let progressive = try ImageHeader.read(try TestPictures.make(4_032, 3_024, as: ".jpg[Q=60,interlace]"))
+        XCTAssertGreaterThan(DecodeCost.bytes(progressive), 12_000_000 * 2)
+        let heic = try ImageHeader.read(HEIFFiles.grid(try TestPictures.hevcTile.get(), rows: 6, columns: 8, output: (4_032, 3_024)))
+        XCTAssertGreaterThan(DecodeCost.bytes(heic), 2 * heic.decodedBytes)
+        let interlaced = try ImageHeader.read(try TestPictures.make(1_000, 1_000, bands: 4, as: ".png[interlace,bitdepth=16]"))
+        XCTAssertGreaterThanOrEqual(DecodeCost.bytes(interlaced), 3 * interlaced.decodedBytes / 2)
     }
 
     func testTheDeclaredTypeMustBeTheDetectedOne() throws {
