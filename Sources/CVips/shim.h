@@ -62,6 +62,54 @@ static inline int pn_vips_jpeg(VipsImage *in, int quality, void **bytes, size_t 
                                 "optimize_coding", TRUE, NULL);
 }
 
+/// One tile of an HEIC grid (a single-image HEIF that Imaging wrapped around the tile's coded
+/// data), decoded and shrunk by `shrink` (a power of two that divides the tile) into memory:
+/// the whole grid is never decoded at full size.
+static inline VipsImage *pn_vips_heif_tile(const void *bytes, size_t length, int shrink) {
+    VipsImage *lazy = vips_image_new_from_buffer(bytes, length, "", "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!lazy) return NULL;
+    VipsImage *small = NULL;
+    int result = 0;
+    if (shrink > 1) {
+        result = vips_shrink(lazy, &small, (double)shrink, (double)shrink, NULL);
+    } else {
+        small = lazy;
+        g_object_ref(small);
+    }
+    VipsImage *out = result == 0 ? vips_image_copy_memory(small) : NULL;
+    if (small) g_object_unref(small);
+    g_object_unref(lazy);
+    return out;
+}
+
+/// A grid's shrunk tiles side by side, `columns` across, cropped to width x height, turned
+/// `quarter_turns` times anticlockwise and mirrored (`mirror`: 0 none, 1 left-right, 2
+/// top-bottom) as its `irot` and `imir` say, into memory.
+static inline VipsImage *pn_vips_join_tiles(VipsImage **tiles, int count, int columns, int width, int height,
+                                            int quarter_turns, int mirror) {
+    VipsImage *joined = NULL, *cropped = NULL, *turned = NULL, *flipped = NULL, *out = NULL;
+    int result = vips_arrayjoin(tiles, &joined, count, "across", columns, NULL);
+    if (result == 0) result = vips_extract_area(joined, &cropped, 0, 0, width, height, NULL);
+    if (result == 0) {
+        static const VipsAngle angles[4] = {VIPS_ANGLE_D0, VIPS_ANGLE_D270, VIPS_ANGLE_D180, VIPS_ANGLE_D90};
+        result = vips_rot(cropped, &turned, angles[quarter_turns & 3], NULL);
+    }
+    if (result == 0) {
+        if (mirror == 0) {
+            flipped = turned;
+            g_object_ref(flipped);
+        } else {
+            result = vips_flip(turned, &flipped, mirror == 1 ? VIPS_DIRECTION_HORIZONTAL : VIPS_DIRECTION_VERTICAL, NULL);
+        }
+    }
+    if (result == 0) out = vips_image_copy_memory(flipped);
+    if (flipped) g_object_unref(flipped);
+    if (turned) g_object_unref(turned);
+    if (cropped) g_object_unref(cropped);
+    if (joined) g_object_unref(joined);
+    return out;
+}
+
 /// Decodes a whole image into memory (the bytes may go away after the call): tests read their
 /// renditions back with it.
 static inline VipsImage *pn_vips_decode(const void *bytes, size_t length) {

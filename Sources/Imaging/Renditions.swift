@@ -93,8 +93,16 @@ public enum Imaging {
             pn_vips_unref(lazy)
             guard vipsPixels <= header.pixels else { return nil }
             var decoded: UnsafeMutablePointer<VipsImage>?
-            guard pn_vips_square_thumbnail(buffer.baseAddress, buffer.count, Int32(Renditions.largeSide), &decoded) == 0,
-                  let decoded else { return nil }
+            if case .heifGrid = header.layout, let grid = HEIFGrid(bytes) {
+                guard let joined = tiled(grid) else { return nil }
+                defer { pn_vips_unref(joined) }
+                guard pn_vips_square_thumbnail_image(joined, Int32(Renditions.largeSide), &decoded) == 0 else { return nil }
+            } else {
+                guard pn_vips_square_thumbnail(buffer.baseAddress, buffer.count, Int32(Renditions.largeSide), &decoded) == 0 else {
+                    return nil
+                }
+            }
+            guard let decoded else { return nil }
             defer { pn_vips_unref(decoded) }
             // Decode once into memory: both renditions are made from these 400 x 400 pixels, and
             // a decoding error surfaces here rather than half way through a JPEG.
@@ -111,6 +119,22 @@ public enum Imaging {
             throw .undecodable
         }
         return Renditions(large: large, small: small, source: header.format)
+    }
+
+    /// An HEIC grid decoded a tile at a time, each shrunk at once, joined, cropped to the grid's
+    /// size and turned as its `irot` and `imir` say (`HEIFGrid`).
+    private static func tiled(_ grid: HEIFGrid) -> UnsafeMutablePointer<VipsImage>? {
+        let shrink = HEIFGrid.shrink(width: grid.width, height: grid.height, tileWidth: grid.tileWidth,
+                                     tileHeight: grid.tileHeight, side: Renditions.largeSide)
+        var tiles: [UnsafeMutablePointer<VipsImage>?] = []
+        defer { for tile in tiles { pn_vips_unref(tile) } }
+        for index in 0..<grid.tileCount {
+            guard let file = try? grid.tileFile(index),
+                  let tile = file.withUnsafeBytes({ pn_vips_heif_tile($0.baseAddress, $0.count, Int32(shrink)) }) else { return nil }
+            tiles.append(tile)
+        }
+        return pn_vips_join_tiles(&tiles, Int32(tiles.count), Int32(grid.columns), Int32(grid.width / shrink),
+                                  Int32(grid.height / shrink), Int32(grid.quarterTurns), Int32(grid.mirror))
     }
 
     /// 8-bit sRGB without alpha (CMYK, 16-bit and grey inputs converted; transparency over

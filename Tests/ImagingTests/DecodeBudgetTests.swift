@@ -27,10 +27,23 @@ final class DecodeBudgetTests: XCTestCase {
         XCTAssertLessThan(DecodeCost.bytes(baseline), 16_000_000, "a 12 MP photo reserves little, so several decode at once")
         let progressive = try ImageHeader.read(try TestPictures.make(4_032, 3_024, as: ".jpg[Q=60,interlace]"))
         XCTAssertGreaterThan(DecodeCost.bytes(progressive), 12_000_000 * 2)
-        let heic = try ImageHeader.read(HEIFFiles.grid(try TestPictures.hevcTile.get(), rows: 6, columns: 8, output: (4_032, 3_024)))
-        XCTAssertGreaterThan(DecodeCost.bytes(heic), 2 * heic.decodedBytes)
+        // A grid decodes a tile at a time; a single frame whole, libheif's way.
+        let grid = try ImageHeader.read(HEIFFiles.grid(try TestPictures.hevcTile.get(), rows: 6, columns: 8, output: (4_032, 3_024)))
+        XCTAssertLessThan(DecodeCost.bytes(grid), grid.decodedBytes / 2)
+        let single = try ImageHeader.read(HEIFFiles.single(try TestPictures.hevcTile.get()))
+        XCTAssertGreaterThan(DecodeCost.bytes(single), 2 * single.decodedBytes)
         let interlaced = try ImageHeader.read(try TestPictures.make(1_000, 1_000, bands: 4, as: ".png[interlace,bitdepth=16]"))
         XCTAssertGreaterThanOrEqual(DecodeCost.bytes(interlaced), 3 * interlaced.decodedBytes / 2)
+    }
+
+    func testAGridIsDecodedTileByTileInItsOrder() throws {
+        // Two rows of one tile: black above, the zone plate (grey on average) below.
+        let file = HEIFFiles.grid([try TestPictures.blackTile.get(), try TestPictures.hevcTile.get()], rows: 2, columns: 1)
+        guard case .heifGrid = try ImageHeader.read(file).layout else { return XCTFail("a plain grid is decoded tile by tile") }
+        let picture = try Decoded(try Imaging.renditions(of: file, declared: .heif).large)
+        XCTAssertEqual([picture.width, picture.height], [400, 400])
+        XCTAssertLessThan(try picture.average(band: 0, left: 0, top: 20, width: 400, height: 150), 40, "the first row on top")
+        XCTAssertGreaterThan(try picture.average(band: 0, left: 0, top: 230, width: 400, height: 150), 90)
     }
 
     func testTheDeclaredTypeMustBeTheDetectedOne() throws {

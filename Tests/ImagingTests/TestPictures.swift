@@ -20,9 +20,12 @@ enum TestPictures {
     /// A 512 x 512 AV1 tile (aom), made once.
     static let av1Tile: Result<HEIFFiles.CodedImage, EncodeFailure> = coded(512, 512, "av1")
 
-    static func coded(_ width: Int, _ height: Int, _ compression: String) -> Result<HEIFFiles.CodedImage, EncodeFailure> {
+    /// A black 512 x 512 HEVC tile, made once.
+    static let blackTile: Result<HEIFFiles.CodedImage, EncodeFailure> = coded(512, 512, "hevc", detailed: false)
+
+    static func coded(_ width: Int, _ height: Int, _ compression: String, detailed: Bool = true) -> Result<HEIFFiles.CodedImage, EncodeFailure> {
         let suffix = ".heic[compression=\(compression),Q=30,effort=9]"
-        guard let file = try? make(width, height, detailed: true, as: suffix), let image = HEIFFiles.codedImage(of: file) else {
+        guard let file = try? make(width, height, detailed: detailed, as: suffix), let image = HEIFFiles.codedImage(of: file) else {
             return .failure(EncodeFailure(suffix: suffix))
         }
         return .success(image)

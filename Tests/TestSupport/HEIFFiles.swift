@@ -60,6 +60,13 @@ public enum HEIFFiles {
     /// output is `output` in its descriptor and `claimed` in its `ispe` (the output by default).
     public static func grid(_ tile: CodedImage, rows: Int, columns: Int, output: (Int, Int)? = nil, claimed: (Int, Int)? = nil,
                             brands: [String] = heicBrands) -> [UInt8] {
+        grid(Array(repeating: tile, count: rows * columns), rows: rows, columns: columns, output: output, claimed: claimed, brands: brands)
+    }
+
+    /// A grid of the given tiles, row by row (all of one size).
+    public static func grid(_ tileList: [CodedImage], rows: Int, columns: Int, output: (Int, Int)? = nil, claimed: (Int, Int)? = nil,
+                            brands: [String] = heicBrands) -> [UInt8] {
+        let tile = tileList[0]
         let (width, height) = output ?? (tile.width * columns, tile.height * rows)
         let (claimedWidth, claimedHeight) = claimed ?? (width, height)
         let wide = width > 0xFFFF || height > 0xFFFF
@@ -67,9 +74,9 @@ public enum HEIFFiles {
         descriptor += wide ? u32(width) + u32(height) : u16(width) + u16(height)
         let tiles = Array(2..<(2 + rows * columns))
         var items: [(Int, String, [[UInt8]])] = [(1, "grid", [ispe(claimedWidth, claimedHeight)])]
-        for id in tiles { items.append((id, tile.itemType, [ispe(tile.width, tile.height), tile.configuration])) }
+        for (id, each) in zip(tiles, tileList) { items.append((id, each.itemType, [ispe(each.width, each.height), each.configuration])) }
         var data: [(Int, [UInt8])] = [(1, descriptor)]
-        for id in tiles { data.append((id, tile.data)) }
+        for (id, each) in zip(tiles, tileList) { data.append((id, each.data)) }
         return file(brands: brands, primary: 1, items: items, references: [("dimg", 1, tiles)], data: data)
     }
 

@@ -9,7 +9,8 @@
 /// | PNG, not interlaced (by rows)       | 116 MB       | 37 MiB        | 1/2 |
 /// | PNG, interlaced (whole)             | 116 MB       | 138 MiB       | 1.5 x |
 /// | PNG 16-bit RGBA interlaced, 19 MP   | 155 MB       | 214 MiB       | 1.5 x |
-/// | HEIC grid (libheif: planar, then interleaved) | 116 MB | 233 MiB  | 2.2 x |
+/// | HEIC frame or grid decoded whole (libheif: planar, then interleaved) | 116 MB | 233 MiB | 2.2 x |
+/// | HEIC grid a tile at a time (`HEIFGrid`) | 116 MB   | see BENCHMARKS | shrunk grid + 2 tiles |
 enum DecodeCost {
     /// libvips's and the codecs' own state, buffers of a few rows, the renditions.
     static let overhead = 4 * 1024 * 1024
@@ -26,13 +27,19 @@ enum DecodeCost {
             body = ImageHeader.product(decoded, 2)          // the canvas and a frame
         case (.webp, _):
             body = scaled(header)                           // libwebp decodes at the reduced size
+        case (.heif, .heifGrid(let tileWidth, let tileHeight)):
+            // The shrunk grid, and one tile at a time decoded the libheif way (6 bytes a pixel).
+            let shrink = HEIFGrid.shrink(width: header.width, height: header.height, tileWidth: tileWidth,
+                                         tileHeight: tileHeight, side: Renditions.largeSide)
+            let tile = ImageHeader.product(ImageHeader.product(tileWidth, tileHeight), 6 * header.bytesPerSample)
+            body = ImageHeader.product(header.pixels / (shrink * shrink), header.bands * header.bytesPerSample) + 2 * tile
         case (.heif, _):
             // libheif 1.15 decodes into planes, then converts them into the interleaved RGB(A)
             // libvips reads: both are held at once.
             body = ImageHeader.product(decoded, 22) / 10
         case (_, .whole):
             body = ImageHeader.product(decoded, 3) / 2
-        case (_, .sequential), (_, .animation):
+        case (_, .sequential), (_, .animation), (_, .heifGrid):
             body = decoded / 2
         }
         let (sum, overflow) = body.addingReportingOverflow(overhead)

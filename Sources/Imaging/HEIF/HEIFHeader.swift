@@ -41,7 +41,11 @@ enum HEIFHeader {
             ? coded[primary.id]?.bitDepth ?? 8
             : container.referenced(from: primary.id, FourCC("dimg")).compactMap { coded[$0]?.bitDepth }.max() ?? 8
         let bands = try hasAlpha(primary, in: container) ? 4 : 3
-        return ImageHeader(format: .heif, width: width, height: height, bands: bands, bytesPerSample: depth > 8 ? 2 : 1, layout: .whole)
+        var layout = ImageHeader.Layout.whole
+        if primary.type == grid, bands == 3, let tiled = HEIFGrid(bytes) {
+            layout = .heifGrid(tileWidth: tiled.tileWidth, tileHeight: tiled.tileHeight)
+        }
+        return ImageHeader(format: .heif, width: width, height: height, bands: bands, bytesPerSample: depth > 8 ? 2 : 1, layout: layout)
     }
 
     /// The item's `ispe`: the size its header claims.

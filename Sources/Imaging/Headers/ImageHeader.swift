@@ -27,6 +27,8 @@ public struct ImageHeader: Sendable, Equatable {
         case whole
         /// An animated WebP: its canvas and the frame being composited onto it.
         case animation
+        /// An HEIC grid decoded a tile at a time (`HEIFGrid`), each tile shrunk at once.
+        case heifGrid(tileWidth: Int, tileHeight: Int)
         /// A JPEG: baseline ones shrink while decoding; progressive ones first keep every DCT
         /// coefficient (`coefficientBytes`, 2 bytes a coefficient).
         case jpeg(progressive: Bool, coefficientBytes: Int)
