@@ -46,6 +46,21 @@ final class DecodeBudgetTests: XCTestCase {
         XCTAssertGreaterThan(try picture.average(band: 0, left: 0, top: 230, width: 400, height: 150), 90)
     }
 
+    func testATiledGridIsTurnedAsLibheifWouldTurnIt() throws {
+        // The same grid with `irot` 1: a quarter turn anticlockwise puts the top row on the left.
+        // libheif itself agrees: the same grid with a clean aperture (the whole image) is not
+        // tiled, so libheif decodes it whole and turns it.
+        let tiles = [try TestPictures.blackTile.get(), try TestPictures.hevcTile.get()]
+        let whole: [UInt8] = [0, 0, 2, 0, 0, 0, 0, 1, 0, 0, 4, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 1]
+        for (transformations, tiled) in [([HEIFFiles.rotation(1)], true), ([HEIFFiles.box("clap", whole), HEIFFiles.rotation(1)], false)] {
+            let file = HEIFFiles.grid(tiles, rows: 2, columns: 1, transformations: transformations)
+            if case .heifGrid = try ImageHeader.read(file).layout { XCTAssertTrue(tiled) } else { XCTAssertFalse(tiled) }
+            let picture = try Decoded(try Imaging.renditions(of: file, declared: .heif).large)
+            XCTAssertLessThan(try picture.average(band: 0, left: 20, top: 0, width: 150, height: 400), 40, "tiled \(tiled): the first row on the left")
+            XCTAssertGreaterThan(try picture.average(band: 0, left: 230, top: 0, width: 150, height: 400), 90, "tiled \(tiled)")
+        }
+    }
+
     func testTheDeclaredTypeMustBeTheDetectedOne() throws {
         XCTAssertThrowsError(try Imaging.renditions(of: try fixture("landscape.jpg"), declared: .png)) {
             XCTAssertEqual($0 as? ImagingError, .typeMismatch(declared: .png, detected: .jpeg))

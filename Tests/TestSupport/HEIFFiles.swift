@@ -63,9 +63,12 @@ public enum HEIFFiles {
         grid(Array(repeating: tile, count: rows * columns), rows: rows, columns: columns, output: output, claimed: claimed, brands: brands)
     }
 
+    /// `irot`: the image turned `quarterTurns` times anticlockwise when displayed.
+    public static func rotation(_ quarterTurns: Int) -> [UInt8] { box("irot", [UInt8(quarterTurns & 3)]) }
+
     /// A grid of the given tiles, row by row (all of one size).
     public static func grid(_ tileList: [CodedImage], rows: Int, columns: Int, output: (Int, Int)? = nil, claimed: (Int, Int)? = nil,
-                            brands: [String] = heicBrands) -> [UInt8] {
+                            brands: [String] = heicBrands, transformations: [[UInt8]] = []) -> [UInt8] {
         let tile = tileList[0]
         let (width, height) = output ?? (tile.width * columns, tile.height * rows)
         let (claimedWidth, claimedHeight) = claimed ?? (width, height)
@@ -73,7 +76,7 @@ public enum HEIFFiles {
         var descriptor: [UInt8] = [0, wide ? 1 : 0, UInt8(rows - 1), UInt8(columns - 1)]
         descriptor += wide ? u32(width) + u32(height) : u16(width) + u16(height)
         let tiles = Array(2..<(2 + rows * columns))
-        var items: [(Int, String, [[UInt8]])] = [(1, "grid", [ispe(claimedWidth, claimedHeight)])]
+        var items: [(Int, String, [[UInt8]])] = [(1, "grid", [ispe(claimedWidth, claimedHeight)] + transformations)]
         for (id, each) in zip(tiles, tileList) { items.append((id, each.itemType, [ispe(each.width, each.height), each.configuration])) }
         var data: [(Int, [UInt8])] = [(1, descriptor)]
         for (id, each) in zip(tiles, tileList) { data.append((id, each.data)) }
