@@ -15,13 +15,15 @@ public struct Renditions: Sendable, Equatable {
     public static let smallSide = 100
 }
 
-/// Profile pictures with libvips: the header is read first and checked, then the image is
-/// decoded (shrinking while decoding where the format allows), turned upright by its EXIF
-/// orientation, cropped to a centred square, converted to 8-bit sRGB and written as JPEG
-/// with every metadata block stripped.
+/// Profile pictures with libvips: the headers are read by `ImageHeader` and checked (format,
+/// coded sizes, pixels, decoded bytes), then the image is decoded once the `DecodeBudget` has
+/// room (shrinking while decoding where the format allows; HEIC grids a tile at a time),
+/// turned upright by its EXIF orientation, cropped to a centred square, converted to 8-bit
+/// sRGB and written as JPEG with every metadata block stripped.
 ///
 /// Thread-safe; each call decodes on the calling thread (libvips adds no threads of its own
-/// beyond one worker a pipeline), so the caller's pool decides how many run at once.
+/// beyond one worker a pipeline): the caller's pool decides how many run at once, the budget
+/// how much memory they take together.
 public enum Imaging {
     /// Width x height a header may declare at most: 40 megapixels, above every phone camera's
     /// default (12 to 24 MP) and far below what would exhaust memory while decoding.

@@ -107,7 +107,7 @@ enum APIErrors {
         case .tooManyPixels(let width, let height):
             "The picture is \(width) x \(height) pixels; at most \(Imaging.maxPixels / 1_000_000) million are accepted."
         case .typeMismatch(let declared, let detected):
-            "The body is \(name(detected)), not the \(name(declared)) its Content-Type says: send it as \(detected.mediaTypes[0])."
+            "The body is \(name(detected)), but its Content-Type says \(declared.mediaTypes[0]): send it as \(detected.mediaTypes[0])."
         case .tooManyBytes(let bytes):
             "The picture would take \(bytes / 1_000_000) MB once decoded; at most \(Imaging.maxDecodedBytes / 1_000_000) MB are accepted."
         case .codedSizeMismatch(let width, let height, let codedWidth, let codedHeight):
