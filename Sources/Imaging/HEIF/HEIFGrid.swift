@@ -4,8 +4,8 @@
 /// single-image HEIF of its own, decoded by libvips/libheif and shrunk by a power of two at
 /// once, and the shrunk tiles are joined: the grid is never held at full size (a 39 MP grid
 /// peaks at a few MiB). Used when the grid has no alpha plane and no clean aperture, and its
-/// transformations are a rotation then at most a mirror (what cameras write); other grids are
-/// decoded whole, under the budget.
+/// transformations are a rotation then at most a mirror (what cameras write), and whose tiles
+/// are 256 x 256 or more; other grids are decoded whole, under the budget.
 struct HEIFGrid {
     let rows: Int
     let columns: Int
@@ -25,8 +25,11 @@ struct HEIFGrid {
         guard let container = try? HEIFContainer(bytes), let id = container.primary, let grid = container.items[id],
               grid.type == HEIFHeader.grid, let descriptor = try? Self.descriptor(grid, container) else { return nil }
         let tiles = container.referenced(from: id, FourCC("dimg")).compactMap { container.items[$0] }
+        // Tiles of at least 256 x 256 (iPhones write 512): at most ~600 of them in 40 MP, each
+        // a libheif context of its own; a grid of thousands of tiny tiles is decoded whole.
         guard tiles.count == descriptor.rows * descriptor.columns, let first = tiles.first,
-              let (tileWidth, tileHeight) = try? HEIFHeader.size(of: first, in: container) else { return nil }
+              let (tileWidth, tileHeight) = try? HEIFHeader.size(of: first, in: container),
+              tileWidth >= Self.minimumTileSide, tileHeight >= Self.minimumTileSide else { return nil }
         // Transformations in their order: a rotation, then a mirror; a crop means decoding whole.
         var turns = 0, mirror = 0
         for index in grid.properties where index < container.properties.count {
@@ -57,6 +60,7 @@ struct HEIFGrid {
     }
 
     var tileCount: Int { tiles.count }
+    static let minimumTileSide = 256
 
     /// The power of two the tiles are shrunk by: as much as leaves the grid's shorter side at
     /// least twice `side` (the final resize keeps a factor of two, as libvips's own shrink-on-load
