@@ -1,5 +1,4 @@
 import CVips
-import Synchronization
 
 /// The two JPEGs a profile picture is kept as (API.md "Profile pictures"): squares, upright,
 /// with no metadata block at all.

@@ -93,7 +93,9 @@ struct HEIFGrid {
         Self.box(box.type, Array(box.payload.bytes[box.payload.offset..<box.payload.end]))
     }
 
-    private static func descriptor(_ grid: HEIFContainer.Item, _ container: HEIFContainer) throws(ImagingError)
+    /// The grid's descriptor (ISO/IEC 23008-12 6.6.2.3.2): its rows, columns and output size,
+    /// from the item's first 12 bytes of data (16- or 32-bit sizes by its flags).
+    static func descriptor(_ grid: HEIFContainer.Item, _ container: HEIFContainer) throws(ImagingError)
         -> (rows: Int, columns: Int, width: Int, height: Int) {
         var bytes: [UInt8] = []
         for var extent in try container.data(of: grid) {

@@ -106,17 +106,7 @@ enum HEIFHeader {
     /// (`dimg` references, each checked as a frame) whose output, its `ispe`, they cover with
     /// less than one tile to spare on the right and at the bottom.
     private static func checkGrid(_ item: HEIFContainer.Item, in container: HEIFContainer) throws(ImagingError) {
-        var data = ByteCursor([])
-        var descriptor: [UInt8] = []
-        for var extent in try container.data(of: item) {
-            while !extent.isAtEnd, descriptor.count < 12 { descriptor.append(try extent.u8()) }
-        }
-        data = ByteCursor(descriptor)
-        guard try data.u8() == 0 else { throw .undecodable }            // version
-        let wide = try data.u8() & 1 == 1
-        let rows = Int(try data.u8()) + 1, columns = Int(try data.u8()) + 1
-        let outputWidth = wide ? try data.u32() : try data.u16()
-        let outputHeight = wide ? try data.u32() : try data.u16()
+        let (rows, columns, outputWidth, outputHeight) = try HEIFGrid.descriptor(item, container)
         let (width, height) = try size(of: item, in: container)
         guard outputWidth == width, outputHeight == height else {
             throw .codedSizeMismatch(width: width, height: height, codedWidth: outputWidth, codedHeight: outputHeight)
