@@ -92,8 +92,11 @@ final class ImageHeaderTests: XCTestCase {
 
     func testAGridsOutputMustBeItsTiles() throws {
         let tile = try TestPictures.hevcTile.get()
-        // As an iPhone writes it: 4032 x 3024 over 8 x 6 tiles of 512 (the last row and column cropped).
-        let phone = try ImageHeader.read(HEIFFiles.grid(tile, rows: 6, columns: 8, output: (4032, 3024)))
+        // As an iPhone writes it: 4032 x 3024 over 8 x 6 tiles of 512 (the last row and column
+        // cropped), the grid's descriptor in `idat`.
+        let file = HEIFFiles.grid(tile, rows: 6, columns: 8, output: (4032, 3024))
+        XCTAssertNotNil(file.firstRange(of: Array("idat".utf8)))
+        let phone = try ImageHeader.read(file)
         XCTAssertEqual([phone.width, phone.height], [4032, 3024])
         // The bomb: 31 x 31 tiles (15872 x 15872 decoded) under an ispe of 1000 x 1000.
         XCTAssertThrowsError(try ImageHeader.read(HEIFFiles.grid(tile, rows: 31, columns: 31, claimed: (1000, 1000)))) {

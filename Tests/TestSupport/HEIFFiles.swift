@@ -80,7 +80,8 @@ public enum HEIFFiles {
         for (id, each) in zip(tiles, tileList) { items.append((id, each.itemType, [ispe(each.width, each.height), each.configuration])) }
         var data: [(Int, [UInt8])] = [(1, descriptor)]
         for (id, each) in zip(tiles, tileList) { data.append((id, each.data)) }
-        return file(brands: brands, primary: 1, items: items, references: [("dimg", 1, tiles)], data: data)
+        // The descriptor in `idat` (construction method 1), as iPhones write it.
+        return file(brands: brands, primary: 1, items: items, references: [("dimg", 1, tiles)], data: data, inIDAT: [1])
     }
 
     // MARK: Writing
@@ -89,7 +90,8 @@ public enum HEIFFiles {
     /// references, and each item's data, laid out in `mdat` (data equal to an earlier item's is
     /// stored once and pointed at twice).
     static func file(brands: [String], primary: Int, items: [(id: Int, type: String, properties: [[UInt8]])],
-                     references: [(type: String, from: Int, to: [Int])], data: [(id: Int, bytes: [UInt8])]) -> [UInt8] {
+                     references: [(type: String, from: Int, to: [Int])], data: [(id: Int, bytes: [UInt8])],
+                     inIDAT: Set<Int> = []) -> [UInt8] {
         let ftyp = box("ftyp", Array(brands[0].utf8) + u32(0) + brands.dropFirst().flatMap { Array($0.utf8) })
         var properties: [[UInt8]] = []
         var associations: [(Int, [Int])] = []
@@ -109,9 +111,15 @@ public enum HEIFFiles {
         }
         // Data laid out once per distinct content.
         var mdatBody: [UInt8] = []
+        var idatBody: [UInt8] = []
         var placed: [(offset: Int, length: Int)] = []
         var seen: [[UInt8]: Int] = [:]
-        for (_, bytes) in data {
+        for (id, bytes) in data {
+            if inIDAT.contains(id) {
+                placed.append((idatBody.count, bytes.count))
+                idatBody += bytes
+                continue
+            }
             if let offset = seen[bytes] { placed.append((offset, bytes.count)); continue }
             seen[bytes] = mdatBody.count
             placed.append((mdatBody.count, bytes.count))
@@ -127,11 +135,14 @@ public enum HEIFFiles {
                 box(reference.type, u16(reference.from) + u16(reference.to.count) + reference.to.flatMap(u16))
             })
             let iprp = box("iprp", box("ipco", properties.flatMap { $0 }) + box("ipma", ipma))
-            var iloc = u32(0) + [0x44, 0x00] + u16(data.count)
+            // Version 1: each item says where its data is (0: the file, 1: idat).
+            var iloc = u32(1 << 24) + [0x44, 0x00] + u16(data.count)
             for ((id, _), (offset, length)) in zip(data, placed) {
-                iloc += u16(id) + u16(0) + u16(1) + u32(mdatStart + offset) + u32(length)
+                let here = inIDAT.contains(id)
+                iloc += u16(id) + u16(here ? 1 : 0) + u16(0) + u16(1) + u32(here ? offset : mdatStart + offset) + u32(length)
             }
-            return box("meta", u32(0) + hdlr + pitm + iinf + (references.isEmpty ? [] : iref) + iprp + box("iloc", iloc))
+            let idat = idatBody.isEmpty ? [] : box("idat", idatBody)
+            return box("meta", u32(0) + hdlr + pitm + iinf + (references.isEmpty ? [] : iref) + iprp + box("iloc", iloc) + idat)
         }
         let metaSize = meta(mdatStart: 0).count
         let mdatStart = ftyp.count + metaSize + 8
