@@ -90,6 +90,44 @@ final class ImageHeaderTests: XCTestCase {
         }
     }
 
+    func testAnSPSInTheItemsOwnDataMustAgreeToo() throws {
+        // A decoder takes the SPS the slices name, which may come in the item's data rather than
+        // in hvcC: a 256 x 256 frame's SPS put in front of a 512 x 512 tile's data is a lie too.
+        let tile = try TestPictures.hevcTile.get()
+        let other = try TestPictures.coded(256, 256, "hevc").get()
+        let (ownSPS, lengthSize) = try XCTUnwrap(Self.sps(tile.configuration))
+        let (smallSPS, _) = try XCTUnwrap(Self.sps(other.configuration))
+        func prefixed(_ nal: [UInt8]) -> [UInt8] { (0..<lengthSize).reversed().map { UInt8(truncatingIfNeeded: nal.count >> (8 * $0)) } + nal }
+        var honest = tile, lying = tile
+        honest.data = prefixed(ownSPS) + tile.data
+        lying.data = prefixed(smallSPS) + tile.data
+        XCTAssertEqual(try ImageHeader.read(HEIFFiles.single(honest)).width, 512)
+        XCTAssertThrowsError(try ImageHeader.read(HEIFFiles.single(lying))) {
+            XCTAssertEqual($0 as? ImagingError, .codedSizeMismatch(width: 512, height: 512, codedWidth: 256, codedHeight: 256))
+        }
+    }
+
+    /// The SPS NAL unit of an `hvcC` box (whole, with its header) and the NAL length size.
+    static func sps(_ hvcC: [UInt8]) -> ([UInt8], Int)? {
+        let payload = Array(hvcC.dropFirst(8))
+        guard payload.count > 23 else { return nil }
+        let lengthSize = Int(payload[21] & 3) + 1
+        var at = 23
+        for _ in 0..<Int(payload[22]) {
+            guard at + 3 <= payload.count else { return nil }
+            let type = payload[at] & 0x3F, count = Int(payload[at + 1]) << 8 | Int(payload[at + 2])
+            at += 3
+            for _ in 0..<count {
+                guard at + 2 <= payload.count else { return nil }
+                let length = Int(payload[at]) << 8 | Int(payload[at + 1])
+                guard at + 2 + length <= payload.count else { return nil }
+                if type == 33 { return (Array(payload[(at + 2)..<(at + 2 + length)]), lengthSize) }
+                at += 2 + length
+            }
+        }
+        return nil
+    }
+
     func testAGridsOutputMustBeItsTiles() throws {
         let tile = try TestPictures.hevcTile.get()
         // As an iPhone writes it: 4032 x 3024 over 8 x 6 tiles of 512 (the last row and column
