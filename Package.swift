@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CVips", "CVipsThreadset"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CVips", "CVipsThreadset", "TestSupport"]),
         // Token checks against a local JWKS and Graph stand-in (Tests/Support/standins, Python).
         .testTarget(name: "SignInProvidersTests", dependencies: ["SignInProviders", "Auth", "Crypto", "JSON", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "TestSupport", "CSQLite", "Telemetry"]),

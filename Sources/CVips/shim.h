@@ -6,6 +6,14 @@
 #define PACENOTE_CVIPS_SHIM_H
 
 #include <vips/vips.h>
+#include <malloc.h>
+#include <string.h>
+
+/// Hands the free memory of glibc's arenas back to the system (Imaging's DecodeBudget calls it
+/// after a large decode: freed pixel buffers would otherwise stay resident for reuse).
+static inline void pn_heap_trim(void) {
+    malloc_trim(0);
+}
 
 /// Reads only the header of an encoded image (no pixel is decoded until something asks for
 /// one), with the loader's strictest failure level: a truncated or corrupt file fails later
@@ -54,6 +62,54 @@ static inline int pn_vips_jpeg(VipsImage *in, int quality, void **bytes, size_t 
                                 "optimize_coding", TRUE, NULL);
 }
 
+/// One tile of an HEIC grid (a single-image HEIF that Imaging wrapped around the tile's coded
+/// data), decoded and shrunk by `shrink` (a power of two that divides the tile) into memory:
+/// the whole grid is never decoded at full size.
+static inline VipsImage *pn_vips_heif_tile(const void *bytes, size_t length, int shrink) {
+    VipsImage *lazy = vips_image_new_from_buffer(bytes, length, "", "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!lazy) return NULL;
+    VipsImage *small = NULL;
+    int result = 0;
+    if (shrink > 1) {
+        result = vips_shrink(lazy, &small, (double)shrink, (double)shrink, NULL);
+    } else {
+        small = lazy;
+        g_object_ref(small);
+    }
+    VipsImage *out = result == 0 ? vips_image_copy_memory(small) : NULL;
+    if (small) g_object_unref(small);
+    g_object_unref(lazy);
+    return out;
+}
+
+/// A grid's shrunk tiles side by side, `columns` across, cropped to width x height, turned
+/// `quarter_turns` times anticlockwise and mirrored (`mirror`: 0 none, 1 left-right, 2
+/// top-bottom) as its `irot` and `imir` say, into memory.
+static inline VipsImage *pn_vips_join_tiles(VipsImage **tiles, int count, int columns, int width, int height,
+                                            int quarter_turns, int mirror) {
+    VipsImage *joined = NULL, *cropped = NULL, *turned = NULL, *flipped = NULL, *out = NULL;
+    int result = vips_arrayjoin(tiles, &joined, count, "across", columns, NULL);
+    if (result == 0) result = vips_extract_area(joined, &cropped, 0, 0, width, height, NULL);
+    if (result == 0) {
+        static const VipsAngle angles[4] = {VIPS_ANGLE_D0, VIPS_ANGLE_D270, VIPS_ANGLE_D180, VIPS_ANGLE_D90};
+        result = vips_rot(cropped, &turned, angles[quarter_turns & 3], NULL);
+    }
+    if (result == 0) {
+        if (mirror == 0) {
+            flipped = turned;
+            g_object_ref(flipped);
+        } else {
+            result = vips_flip(turned, &flipped, mirror == 1 ? VIPS_DIRECTION_HORIZONTAL : VIPS_DIRECTION_VERTICAL, NULL);
+        }
+    }
+    if (result == 0) out = vips_image_copy_memory(flipped);
+    if (flipped) g_object_unref(flipped);
+    if (turned) g_object_unref(turned);
+    if (cropped) g_object_unref(cropped);
+    if (joined) g_object_unref(joined);
+    return out;
+}
+
 /// Decodes a whole image into memory (the bytes may go away after the call): tests read their
 /// renditions back with it.
 static inline VipsImage *pn_vips_decode(const void *bytes, size_t length) {
@@ -72,6 +128,38 @@ static inline int pn_vips_area_average(VipsImage *in, int band, int left, int to
     if (result == 0) result = vips_avg(one, average, NULL);
     if (one) g_object_unref(one);
     if (area) g_object_unref(area);
+    return result;
+}
+
+/// Tests and bench/picture-memory.sh make their pictures with this: width x height of `bands`
+/// bands, black or (`detailed`) a zone plate so encoders have something to code, written as
+/// `suffix` says (".jpg[Q=85]", ".png[interlace,bitdepth=16]", ".heic[compression=av1]").
+static inline int pn_vips_test_picture(int width, int height, int bands, int detailed, const char *suffix,
+                                       void **bytes, size_t *length) {
+    VipsImage *image = NULL;
+    int result;
+    if (detailed) {
+        VipsImage *zone = NULL, *grey = NULL;
+        result = vips_zone(&zone, width, height, NULL);
+        if (result == 0) result = vips_linear1(zone, &grey, 100.0, 128.0, "uchar", TRUE, NULL);
+        if (result == 0) {
+            VipsImage *copies[4] = {grey, grey, grey, grey};
+            result = vips_bandjoin(copies, &image, bands, NULL);
+        }
+        if (grey) g_object_unref(grey);
+        if (zone) g_object_unref(zone);
+    } else {
+        result = vips_black(&image, width, height, "bands", bands, NULL);
+    }
+    // libvips 8.14 crashes saving an interlaced 16-bit PNG from 8-bit pixels: give it 16-bit ones.
+    if (result == 0 && strstr(suffix, "bitdepth=16")) {
+        VipsImage *wide = NULL;
+        result = vips_cast(image, &wide, VIPS_FORMAT_USHORT, NULL);
+        g_object_unref(image);
+        image = wide;
+    }
+    if (result == 0) result = vips_image_write_to_buffer(image, suffix, bytes, length, NULL);
+    if (image) g_object_unref(image);
     return result;
 }
 

@@ -1,5 +1,4 @@
 import CVips
-import Synchronization
 
 /// The two JPEGs a profile picture is kept as (API.md "Profile pictures"): squares, upright,
 /// with no metadata block at all.
@@ -15,54 +14,25 @@ public struct Renditions: Sendable, Equatable {
     public static let smallSide = 100
 }
 
-/// The encodings a profile picture may come in, by the libvips loader that reads each. Every
-/// other loader is blocked at start (`pn_vips_start`), so nothing else is ever decoded.
-public enum ImageFormat: String, Sendable, CaseIterable {
-    case jpeg, png, webp, heif
-
-    init?(loader: String) {
-        switch loader {
-        case "VipsForeignLoadJpegBuffer": self = .jpeg
-        case "VipsForeignLoadPngBuffer": self = .png
-        case "VipsForeignLoadWebpBuffer": self = .webp
-        case "VipsForeignLoadHeifBuffer": self = .heif
-        default: return nil
-        }
-    }
-
-    /// The media types an upload of this format is sent with (`image/heif` beside `image/heic`:
-    /// Android names HEIF files so).
-    public var mediaTypes: [String] {
-        switch self {
-        case .jpeg: ["image/jpeg"]
-        case .png: ["image/png"]
-        case .webp: ["image/webp"]
-        case .heif: ["image/heic", "image/heif"]
-        }
-    }
-}
-
-/// Why an upload is not a picture. Every case is the client's: 400 `invalid_image`.
-public enum ImagingError: Error, Sendable, Equatable {
-    /// Not an encoding the server reads (text, GIF, SVG, PDF, ...).
-    case unsupportedFormat
-    /// The header declares more pixels than `Imaging.maxPixels`; nothing was decoded.
-    case tooManyPixels(width: Int, height: Int)
-    /// Its header reads but its pixels do not (truncated, corrupt).
-    case undecodable
-}
-
-/// Profile pictures with libvips: the header is read first and checked, then the image is
-/// decoded (shrinking while decoding where the format allows), turned upright by its EXIF
-/// orientation, cropped to a centred square, converted to 8-bit sRGB and written as JPEG
-/// with every metadata block stripped.
+/// Profile pictures with libvips: the headers are read by `ImageHeader` and checked (format,
+/// coded sizes, pixels, decoded bytes), then the image is decoded once the `DecodeBudget` has
+/// room (shrinking while decoding where the format allows; HEIC grids a tile at a time),
+/// turned upright by its EXIF orientation, cropped to a centred square, converted to 8-bit
+/// sRGB and written as JPEG with every metadata block stripped.
 ///
 /// Thread-safe; each call decodes on the calling thread (libvips adds no threads of its own
-/// beyond one worker a pipeline), so the caller's pool decides how many run at once.
+/// beyond one worker a pipeline): the caller's pool decides how many run at once, the budget
+/// how much memory they take together.
 public enum Imaging {
     /// Width x height a header may declare at most: 40 megapixels, above every phone camera's
     /// default (12 to 24 MP) and far below what would exhaust memory while decoding.
     public static let maxPixels = 40_000_000
+    /// The most a decoded form may take (API.md): width x height x bands x bytes per sample,
+    /// 16-bit and interlaced PNGs counted as what they decode to. 40 MP of 8-bit RGBA.
+    public static let maxDecodedBytes = 160_000_000
+    /// `DecodeBudget`'s default: one decode of the largest admissible picture at a time, or
+    /// several smaller ones (docs/deployment.md "Profile pictures" sizes it).
+    public static let defaultBudgetBytes = 160 * 1024 * 1024
     /// The largest encoded picture taken (API.md: an upload's 10 MiB; the import's files too).
     public static let maxEncodedBytes = 10 * 1024 * 1024
     static let quality: Int32 = 85
@@ -71,47 +41,69 @@ public enum Imaging {
     /// all four; a libvips built without libheif would not read HEIC).
     public static var formats: [ImageFormat] {
         guard started else { return [] }
-        return ImageFormat.allCases.filter { format in
-            let name = switch format {
-            case .jpeg: "VipsForeignLoadJpegBuffer"
-            case .png: "VipsForeignLoadPngBuffer"
-            case .webp: "VipsForeignLoadWebpBuffer"
-            case .heif: "VipsForeignLoadHeifBuffer"
-            }
-            return g_type_from_name(name) != 0
-        }
+        return ImageFormat.allCases.filter { g_type_from_name($0.loader) != 0 }
     }
 
     /// libvips started once per process, before the first image (a global `let` is
     /// initialised once, thread-safely, on first use).
     static let started: Bool = pn_vips_start() == 0
 
-    /// What the bytes are and how large they say they are, from the header alone.
-    public static func probe(_ bytes: [UInt8]) throws(ImagingError) -> (format: ImageFormat, width: Int, height: Int) {
+    /// What the bytes are and what they decode to, from their headers alone (`ImageHeader`),
+    /// with libvips agreeing on the format; nothing is decoded.
+    public static func probe(_ bytes: [UInt8]) throws(ImagingError) -> ImageHeader {
         guard started, !bytes.isEmpty else { throw .unsupportedFormat }
-        let found: (ImageFormat, Int, Int)? = bytes.withUnsafeBytes { buffer in
-            guard let loader = pn_vips_loader(buffer.baseAddress, buffer.count),
-                  let format = ImageFormat(loader: String(cString: loader)),
-                  let header = pn_vips_open_header(buffer.baseAddress, buffer.count) else { return nil }
-            defer { pn_vips_unref(header) }
-            return (format, Int(vips_image_get_width(header)), Int(vips_image_get_height(header)))
+        let header = try ImageHeader.read(bytes)
+        // The loader libvips would pick must be the one for the format found: the blocked
+        // loaders aside, libvips sniffs the same magic numbers, so this only fails for a file
+        // made to look like two things.
+        let loader: String? = bytes.withUnsafeBytes { buffer in
+            pn_vips_loader(buffer.baseAddress, buffer.count).map { String(cString: $0) }
         }
-        guard let (format, width, height) = found else {
+        guard let loader, ImageFormat(loader: loader) == header.format else {
             vips_error_clear()
             throw .unsupportedFormat
         }
-        return (format, width, height)
+        return header
     }
 
-    /// The two renditions of an uploaded picture.
-    public static func renditions(of bytes: [UInt8]) throws(ImagingError) -> Renditions {
-        let (format, width, height) = try probe(bytes)
-        // Refused from the header: a small file can declare gigapixels (a decompression bomb).
-        guard width > 0, height > 0, width * height <= maxPixels else { throw .tooManyPixels(width: width, height: height) }
+    /// The two renditions of an uploaded picture. `declared` is the format its `Content-Type`
+    /// names (nil where there is none, as for the Parse import's files): it must be the one
+    /// detected. `budget` is the memory the decode waits for (`DecodeBudget`).
+    public static func renditions(of bytes: [UInt8], declared: ImageFormat? = nil,
+                                  budget: DecodeBudget = Imaging.budget) throws(ImagingError) -> Renditions {
+        let header = try probe(bytes)
+        if let declared, declared != header.format { throw .typeMismatch(declared: declared, detected: header.format) }
+        // Refused from the headers: a small file can declare gigapixels (a decompression bomb).
+        guard header.pixels <= maxPixels else { throw .tooManyPixels(width: header.width, height: header.height) }
+        guard header.decodedBytes <= maxDecodedBytes else { throw .tooManyBytes(header.decodedBytes) }
+        return try budget.withReservation(DecodeCost.bytes(header)) { () throws(ImagingError) -> Renditions in
+            try decode(bytes, header)
+        }
+    }
+
+    /// The process's decode budget, for those that pass none (the Parse import, tests); the
+    /// server makes its own from `serve --picture-memory-mb`.
+    public static let budget = DecodeBudget(capacity: defaultBudgetBytes)
+
+    private static func decode(_ bytes: [UInt8], _ header: ImageHeader) throws(ImagingError) -> Renditions {
         let result: ([UInt8], [UInt8])? = bytes.withUnsafeBytes { buffer in
+            // libvips reads the header again: it must say no more than ours (an HEIF's clean
+            // aperture or rotation may make it smaller or turn it; never larger).
+            guard let lazy = pn_vips_open_header(buffer.baseAddress, buffer.count) else { return nil }
+            let vipsPixels = Int(vips_image_get_width(lazy)) * Int(vips_image_get_height(lazy))
+            pn_vips_unref(lazy)
+            guard vipsPixels <= header.pixels else { return nil }
             var decoded: UnsafeMutablePointer<VipsImage>?
-            guard pn_vips_square_thumbnail(buffer.baseAddress, buffer.count, Int32(Renditions.largeSide), &decoded) == 0,
-                  let decoded else { return nil }
+            if case .heifGrid = header.layout, let grid = HEIFGrid(bytes) {
+                guard let joined = tiled(grid) else { return nil }
+                defer { pn_vips_unref(joined) }
+                guard pn_vips_square_thumbnail_image(joined, Int32(Renditions.largeSide), &decoded) == 0 else { return nil }
+            } else {
+                guard pn_vips_square_thumbnail(buffer.baseAddress, buffer.count, Int32(Renditions.largeSide), &decoded) == 0 else {
+                    return nil
+                }
+            }
+            guard let decoded else { return nil }
             defer { pn_vips_unref(decoded) }
             // Decode once into memory: both renditions are made from these 400 x 400 pixels, and
             // a decoding error surfaces here rather than half way through a JPEG.
@@ -127,7 +119,23 @@ public enum Imaging {
             vips_error_clear()
             throw .undecodable
         }
-        return Renditions(large: large, small: small, source: format)
+        return Renditions(large: large, small: small, source: header.format)
+    }
+
+    /// An HEIC grid decoded a tile at a time, each shrunk at once, joined, cropped to the grid's
+    /// size and turned as its `irot` and `imir` say (`HEIFGrid`).
+    private static func tiled(_ grid: HEIFGrid) -> UnsafeMutablePointer<VipsImage>? {
+        let shrink = HEIFGrid.shrink(width: grid.width, height: grid.height, tileWidth: grid.tileWidth,
+                                     tileHeight: grid.tileHeight, side: Renditions.largeSide)
+        var tiles: [UnsafeMutablePointer<VipsImage>?] = []
+        defer { for tile in tiles { pn_vips_unref(tile) } }
+        for index in 0..<grid.tileCount {
+            guard let file = try? grid.tileFile(index),
+                  let tile = file.withUnsafeBytes({ pn_vips_heif_tile($0.baseAddress, $0.count, Int32(shrink)) }) else { return nil }
+            tiles.append(tile)
+        }
+        return pn_vips_join_tiles(&tiles, Int32(tiles.count), Int32(grid.columns), Int32(grid.width / shrink),
+                                  Int32(grid.height / shrink), Int32(grid.quarterTurns), Int32(grid.mirror))
     }
 
     /// 8-bit sRGB without alpha (CMYK, 16-bit and grey inputs converted; transparency over

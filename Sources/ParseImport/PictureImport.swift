@@ -196,6 +196,12 @@ struct PicturePass {
             return "not a JPEG, PNG, WebP or HEIC picture"
         case .tooManyPixels(let width, let height):
             return "its header says \(width) x \(height) pixels, over \(Imaging.maxPixels / 1_000_000) megapixels"
+        case .typeMismatch(_, let detected):
+            return "its bytes are \(detected.rawValue), not the type it was given"
+        case .tooManyBytes(let bytes):
+            return "it would take \(bytes / 1_000_000) MB decoded, over \(Imaging.maxDecodedBytes / 1_000_000) MB"
+        case .codedSizeMismatch(let width, let height, let codedWidth, let codedHeight):
+            return "its header says \(width) x \(height) pixels, its image data \(codedWidth) x \(codedHeight)"
         case .undecodable:
             return "its pixels do not decode (truncated or corrupt)"
         }

@@ -110,10 +110,26 @@ enum APIErrors {
             "That is not a picture this server reads: send a JPEG, PNG, WebP or HEIC photo."
         case .tooManyPixels(let width, let height):
             "The picture is \(width) x \(height) pixels; at most \(Imaging.maxPixels / 1_000_000) million are accepted."
+        case .typeMismatch(let declared, let detected):
+            "The body is \(name(detected)), but its Content-Type says \(declared.mediaTypes[0]): send it as \(detected.mediaTypes[0])."
+        case .tooManyBytes(let bytes):
+            "The picture would take \(bytes / 1_000_000) MB once decoded; at most \(Imaging.maxDecodedBytes / 1_000_000) MB are accepted."
+        case .codedSizeMismatch(let width, let height, let codedWidth, let codedHeight):
+            "The picture's header says \(width) x \(height) pixels but its image data is \(codedWidth) x \(codedHeight)."
         case .undecodable:
             "The picture cannot be read: it is truncated or damaged."
         }
         return APIError(status: 400, code: "invalid_image", message: message)
+    }
+
+    /// A format as a message names it.
+    private static func name(_ format: ImageFormat) -> String {
+        switch format {
+        case .jpeg: "a JPEG"
+        case .png: "a PNG"
+        case .webp: "a WebP"
+        case .heif: "a HEIC"
+        }
     }
 
     static func map(_ error: VideoRegistryError) -> APIError {

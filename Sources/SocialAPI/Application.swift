@@ -4,6 +4,7 @@ import Delivery
 import Foundation
 import HTTP
 import Hooks
+import Imaging
 import ParseREST
 import PublicWeb
 import SQLiteStorage
@@ -61,6 +62,9 @@ public final class Application: Sendable {
         public var publicURL: String?
         /// `serve --picture-cache-mb`: memory for profile-picture renditions served recently.
         public var pictureCacheBytes = 32 * 1024 * 1024
+        /// `serve --picture-memory-mb`: the memory decoding uploads may take at once
+        /// (`DecodeBudget`; docs/deployment.md "Profile pictures" sizes it).
+        public var pictureMemoryBytes = Imaging.defaultBudgetBytes
         /// Who checks each sign-in provider's tokens (`serve` builds them from its provider
         /// flags with SignInProviders); a provider without one answers 503 `unavailable`.
         public var identityVerifiers: [IdentityProvider: any IdentityVerifier] = [:]
@@ -217,7 +221,7 @@ public final class Application: Sendable {
         social = Social(database: database, hooks: hooks, videos: videos, clock: clock)
         moderation = Moderation(database: database, accounts: accounts, hooks: hooks, videos: videos, social: social, clock: clock)
         cursors = CursorCodec(key: cursorKey)
-        pictures = ProfilePictures(database: database, clock: clock)
+        pictures = ProfilePictures(database: database, clock: clock, budget: DecodeBudget(capacity: configuration.pictureMemoryBytes))
         pictureCache = PictureCache(budgetBytes: configuration.pictureCacheBytes, metrics: metrics)
         PictureLinks.configure(publicURL: configuration.publicURL)
         ShareLinks.configure(publicURL: configuration.publicWeb?.publicURL.text)

@@ -16,6 +16,7 @@ enum ServeCommand {
             .init("public-read", nil, "let anonymous clients GET rallies, videos, users and their lists"),
             .init("public-url", "URL", "the server's public address, such as https://pacenote.example.com: the base of pictures' URLs and mails' links (paths without it)"),
             .init("picture-cache-mb", "N", "memory for profile pictures served recently, in MiB; 0 keeps none (32)"),
+            .init("picture-memory-mb", "N", "memory for decoding uploaded pictures at once, in MiB; uploads wait for it (160)"),
             .init("bcrypt-cost", "N", "bcrypt cost of new password hashes, 4 to 31 (10)"),
             .init("lockout-threshold", "N", "failed logins for one login name that lock it (10)"),
             .init("lockout-window", "DURATION", "the window those failures count in (15m)"),
@@ -45,6 +46,7 @@ enum ServeCommand {
         configuration.publicRead = try options.bool("public-read")
         configuration.publicURL = try MailOptions.publicURL(options)
         configuration.pictureCacheBytes = try options.int("picture-cache-mb", default: 32, range: 0...65_536) * 1024 * 1024
+        configuration.pictureMemoryBytes = try options.int("picture-memory-mb", default: 160, range: 16...65_536) * 1024 * 1024
         configuration.accounts.bcryptCost = try options.int("bcrypt-cost", default: 10, range: 4...31)
         configuration.accounts.lockout.threshold = try options.int("lockout-threshold", default: 10, range: 1...1_000)
         configuration.accounts.lockout.windowMillis = try options.duration("lockout-window", defaultMillis: 15 * 60_000)

@@ -44,7 +44,7 @@ final class ProfilePictureTests: ServerTestCase {
         XCTAssertEqual(child(seen, "owner")?["avatarThumbnailUrl"] as? String, small)
 
         // A new picture has new names; the old ones are gone.
-        let replaced = try upload("photo.webp", as: owner)
+        let replaced = try upload("photo.webp", as: owner, type: "image/webp")
         XCTAssertNotEqual(replaced["avatarUrl"] as? String, large)
         assertError(try client.request("GET", large), 404, "not_found", "a replaced picture's name")
         XCTAssertEqual(try client.request("GET", try XCTUnwrap(replaced["avatarUrl"] as? String)).status, 200)
@@ -144,7 +144,7 @@ final class ProfilePictureTests: ServerTestCase {
         assertError(try client.request("DELETE", "/v1/moderation/users/nobody00000/avatar", token: moderator.token), 404, "not_found")
 
         // A ban: the picture is not served while it lasts, and is again after the unban.
-        let second = try XCTUnwrap(try upload("photo.webp", as: owner)["avatarThumbnailUrl"] as? String)
+        let second = try XCTUnwrap(try upload("photo.webp", as: owner, type: "image/webp")["avatarThumbnailUrl"] as? String)
         XCTAssertEqual(try client.request("GET", second).status, 200)
         assertSuccess(try client.request("POST", "/v1/moderation/users/\(owner.id)/ban", token: moderator.token), 200)
         assertError(try client.request("GET", second), 404, "not_found", "a banned user's picture")

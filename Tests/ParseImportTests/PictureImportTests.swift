@@ -197,7 +197,7 @@ import Testing
 
         // The JPEG user uploads a picture of their own; the missing file turns up in FILES.
         let uploaded = try ProfilePictures(database: db.database, clock: SystemClock()).upload(
-            Array(try Data(contentsOf: Self.images.appendingPathComponent("cmyk.jpg"))), for: "PicJpeg001")
+            Array(try Data(contentsOf: Self.images.appendingPathComponent("cmyk.jpg"))), declared: .jpeg, for: "PicJpeg001")
         try FileManager.default.copyItem(at: Self.images.appendingPathComponent("landscape.jpg"), to: layout.files.appendingPathComponent("tfss-0003-gone.jpg"))
 
         let (report, _) = try Self.runImport(db.database, layout)

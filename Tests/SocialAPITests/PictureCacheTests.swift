@@ -1,4 +1,5 @@
 import Community
+import Imaging
 import Telemetry
 import XCTest
 @testable import SocialAPI
@@ -65,7 +66,11 @@ final class PictureCacheTests: XCTestCase {
         XCTAssertTrue(PictureRoutes.matches("W/\"k-400\"", "\"k-400\""))
         XCTAssertTrue(PictureRoutes.matches("*", "\"k-400\""))
         XCTAssertFalse(PictureRoutes.matches("\"k-100\"", "\"k-400\""))
-        XCTAssertEqual(PictureRoutes.mediaType("Image/JPEG; charset=binary"), "image/jpeg")
+        XCTAssertEqual(ImageFormat(mediaType: "Image/JPEG; charset=binary"), .jpeg)
+        XCTAssertEqual(ImageFormat(mediaType: " image/jpg "), .jpeg)
+        XCTAssertEqual(ImageFormat(mediaType: "image/HEIF"), .heif)
+        XCTAssertNil(ImageFormat(mediaType: "image/avif"))
+        XCTAssertNil(ImageFormat(mediaType: "image/jpeg2"))
     }
 }
 

@@ -17,17 +17,21 @@ package final class ProfilePictures: Sendable {
     private let clock: any WallClock
     private let store = AccountStore()
     private let log = ModerationLogStore()
+    /// The server's one memory budget for decoding (`serve --picture-memory-mb`).
+    private let budget: DecodeBudget
 
-    package init(database: any Database, clock: any WallClock) {
+    package init(database: any Database, clock: any WallClock, budget: DecodeBudget = Imaging.budget) {
         self.database = database
         self.clock = clock
+        self.budget = budget
     }
 
-    /// Makes the renditions of `bytes` (on the calling thread: decoding is the costly part and
-    /// happens outside any transaction) and stores them as the user's picture, replacing the
-    /// one they had; answers the account.
-    package func upload(_ bytes: [UInt8], for userID: String) throws -> Account {
-        let renditions = try Imaging.renditions(of: bytes)
+    /// Makes the renditions of `bytes` (on the calling thread, once the budget has room:
+    /// decoding is the costly part and happens outside any transaction) and stores them as the
+    /// user's picture, replacing the one they had; answers the account. `declared` is the
+    /// format the upload's `Content-Type` names, which must be the one its bytes are.
+    package func upload(_ bytes: [UInt8], declared: ImageFormat, for userID: String) throws -> Account {
+        let renditions = try Imaging.renditions(of: bytes, declared: declared, budget: budget)
         return try database.write { connection in
             try store(renditions, for: userID, on: connection)
         }

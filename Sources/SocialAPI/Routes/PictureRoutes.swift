@@ -31,12 +31,13 @@ struct PictureRoutes {
 
     @Sendable func upload(_ request: Request, _ context: Context) throws -> Response {
         let caller = try context.caller()
-        let mediaType = request.headers["content-type"].map(Self.mediaType) ?? ""
-        guard Self.acceptedTypes.contains(mediaType) else {
+        // The type named must be one this build reads; the bytes must then be of that type.
+        guard let declared = request.headers["content-type"].flatMap(ImageFormat.init(mediaType:)),
+              Imaging.formats.contains(declared) else {
             throw APIError(status: 400, code: "invalid_image",
                            message: "Send the picture itself as the body, typed \(Self.acceptedTypes.joined(separator: ", ")).")
         }
-        _ = try pictures.upload(request.body, for: caller.userID)
+        _ = try pictures.upload(request.body, declared: declared, for: caller.userID)
         cache.evict(userID: caller.userID)
         return try AccountRoutes.me(caller, accounts)
     }
@@ -87,14 +88,9 @@ struct PictureRoutes {
 
     private static let notFound = APIError.notFound("No such picture.")
 
-    /// The media types an upload may have: those of the formats this build decodes.
-    static let acceptedTypes: [String] = Imaging.formats.flatMap(\.mediaTypes)
-
-    /// `image/JPEG; charset=x` -> `image/jpeg`.
-    static func mediaType(_ header: String) -> String {
-        let type = header.split(separator: ";", maxSplits: 1).first ?? ""
-        return type.trimmingCharacters(in: .whitespaces).lowercased()
-    }
+    /// The media types an upload may have, for the refusal's message: the canonical one of
+    /// each format this build decodes (`ImageFormat(mediaType:)` also takes the aliases).
+    static let acceptedTypes: [String] = Imaging.formats.compactMap(\.mediaTypes.first)
 
     /// `If-None-Match`: a list of entity tags, or `*` (RFC 9110 13.1.2; weak tags compare weakly).
     static func matches(_ header: String, _ etag: String) -> Bool {

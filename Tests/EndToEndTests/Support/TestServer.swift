@@ -141,9 +141,15 @@ final class OutputRecorder: @unchecked Sendable {  // @unchecked: every field is
 /// Use from one test thread at a time. `deinit` kills a process still running and removes the
 /// data directory, so a failing test never leaves a server or files behind.
 final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the pipes are only touched by the owning test thread; `output` locks itself.
-    /// The `pacenote` file beside the running test executable, else `$PACENOTE_BIN`.
+    /// The `pacenote` file beside the running test executable, else `$PACENOTE_BIN`; first
+    /// `$PACENOTE_BENCH_BIN` when set (a benchmark measuring another build through the same
+    /// tests: bench/picture-memory.sh).
     static func locateBinary() throws -> String {
         var searched: [String] = []
+        if let bench = ProcessInfo.processInfo.environment["PACENOTE_BENCH_BIN"], !bench.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: bench) else { throw TestServerError.binaryNotFound(searched: [bench]) }
+            return bench
+        }
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             let candidate = URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("pacenote").path
             searched.append(candidate)
@@ -176,12 +182,28 @@ final class TestServer: @unchecked Sendable {  // @unchecked: `process` and the 
     var pid: Int32? { process?.processIdentifier }
 
     /// The running server's peak resident memory (VmHWM of /proc/PID/status), in KiB.
-    func peakResidentKiB() throws -> Int {
+    func peakResidentKiB() throws -> Int { try memoryStatus("VmHWM") }
+
+    /// The running server's resident memory now (VmRSS), in KiB.
+    func residentKiB() throws -> Int { try memoryStatus("VmRSS") }
+
+    /// Starts the peak over from the resident memory now (`5` into /proc/PID/clear_refs), so
+    /// `peakResidentKiB` then says the most the server held since.
+    func resetPeakResident() throws {
+        guard let pid else { throw TestServerMemoryError(description: "the server is not running") }
+        guard let handle = FileHandle(forWritingAtPath: "/proc/\(pid)/clear_refs") else {
+            throw TestServerMemoryError(description: "cannot open /proc/\(pid)/clear_refs")
+        }
+        defer { try? handle.close() }
+        try handle.write(contentsOf: Data("5".utf8))
+    }
+
+    private func memoryStatus(_ field: String) throws -> Int {
         guard let pid else { throw TestServerMemoryError(description: "the server is not running") }
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
               let kib = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
-            throw TestServerMemoryError(description: "no VmHWM line in /proc/\(pid)/status")
+            throw TestServerMemoryError(description: "no \(field) line in /proc/\(pid)/status")
         }
         return kib
     }
