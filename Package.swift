@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Module layout and dependency direction: see docs/ARCHITECTURE.md.
-// Storage <- Auth, Hooks <- VideoRegistry <- Community <- {Delivery, ParseImport, ParseREST, PublicWeb, SocialAPI} <- pacenote.
+// Storage <- Auth, CloudHooks <- VideoRegistry <- Community <- {Delivery, ParseImport, ParseREST, PublicWeb, SocialAPI} <- pacenote.
 // Storage is the drivers' shared root and names no driver; the drivers (SQLiteStorage,
 // PostgresStorage) and the schema (Schema, with PostgresSchema) depend on it, never the other
 // way. Domain modules import Storage only; what opens or migrates a database names a driver
@@ -90,16 +90,16 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "CShims", "JSON", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Auth", dependencies: ["Storage", "Crypto", "CCrypt", "Telemetry"], swiftSettings: swiftSettings),
         // The hook pipeline and the durable outbox.
-        .target(name: "Hooks", dependencies: ["Storage", "JSON", "Telemetry"], swiftSettings: swiftSettings),
-        .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "Hooks", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "CloudHooks", dependencies: ["Storage", "JSON", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "VideoRegistry", dependencies: ["Storage", "Auth", "CloudHooks", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "Community",
-            dependencies: ["Storage", "Auth", "VideoRegistry", "Hooks", "Imaging", "JSON", "Crypto", "Telemetry"],
+            dependencies: ["Storage", "Auth", "VideoRegistry", "CloudHooks", "Imaging", "JSON", "Crypto", "Telemetry"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "Delivery",
-            dependencies: ["Storage", "Auth", "Hooks", "Community", "Crypto", "JSON", "Telemetry", "CCurl", "CShims", "CurlSupport"],
+            dependencies: ["Storage", "Auth", "CloudHooks", "Community", "Crypto", "JSON", "Telemetry", "CCurl", "CShims", "CurlSupport"],
             swiftSettings: swiftSettings
         ),
         // The Parse REST API beside /v1: an adapter over the same domain, on HTTP; SocialAPI
@@ -120,7 +120,7 @@ let package = Package(
         ),
         .target(
             name: "SocialAPI",
-            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "Hooks", "Community", "Delivery", "ParseREST", "PublicWeb", "Imaging", "JSON", "Crypto", "Telemetry"],
+            dependencies: ["Storage", "SQLiteStorage", "Schema", "HTTP", "Auth", "VideoRegistry", "CloudHooks", "Community", "Delivery", "ParseREST", "PublicWeb", "Imaging", "JSON", "Crypto", "Telemetry"],
             resources: [.embedInCode("openapi.json"), .embedInCode("Console"), .embedInCode("AccountPages/account.js"), .embedInCode("AccountPages/account.css")],
             swiftSettings: swiftSettings
         ),
@@ -134,7 +134,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pacenote",
-            dependencies: ["SocialAPI", "ParseREST", "PublicWeb", "Community", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "Hooks", "Delivery", "SignInProviders"],
+            dependencies: ["SocialAPI", "ParseREST", "PublicWeb", "Community", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "Auth", "HTTP", "Telemetry", "ParseImport", "CloudHooks", "Delivery", "SignInProviders"],
             swiftSettings: swiftSettings
         ),
 
@@ -152,12 +152,12 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "SQLiteStorage", "PostgresStorage", "Schema", "TestSupport", "CSQLite", "Telemetry"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "JSON", "Telemetry", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),
-        .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "Hooks", "Telemetry"]),
-        .testTarget(name: "HooksTests", dependencies: ["Hooks", "Storage", "PostgresStorage", "Schema", "TestSupport", "Telemetry"]),
-        .testTarget(name: "CommunityTests", dependencies: ["Community", "Storage", "TestSupport"]),
+        .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks", "Telemetry"]),
+        .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "PostgresStorage", "Schema", "TestSupport", "Telemetry"]),
+        .testTarget(name: "CommunityTests", dependencies: ["Community", "CloudHooks", "JSON", "Storage", "Telemetry", "TestSupport"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
         .testTarget(name: "PushTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
-        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "Hooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),
+        .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "CloudHooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "PublicWebTests", dependencies: ["PublicWeb", "Auth", "VideoRegistry", "JSON"]),
         .testTarget(name: "ParseRESTTests", dependencies: ["ParseREST", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "JSON", "HTTP", "TestSupport"]),
         .testTarget(name: "ParseImportTests", dependencies: ["ParseImport", "Storage", "Community", "Imaging", "Auth", "TestSupport", "Telemetry"]),

@@ -1,6 +1,6 @@
 import Auth
 import Dispatch
-import Hooks
+import CloudHooks
 import Storage
 import Telemetry
 

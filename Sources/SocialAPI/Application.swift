@@ -3,7 +3,7 @@ import Community
 import Delivery
 import Foundation
 import HTTP
-import Hooks
+import CloudHooks
 import Imaging
 import ParseREST
 import PublicWeb
@@ -178,13 +178,13 @@ public final class Application: Sendable {
             countJob(job, outcome)
             if let error { logger.warning("outbox job failed", ["kind": job.kind, "attempts": String(job.attempts), "error": String(describing: error)]) }
         }
-        feedWorker = OutboxWorker(database: database, handlers: timelines.jobHandlers(clock: clock), groupHandlers: timelines.groupHandlers(clock: clock),
-                                  clock: clock, observe: observeJob)
+        // Each lane's table is built from its job kinds; a kind handled twice stops the start.
+        feedWorker = OutboxWorker(database: database, jobs: try timelines.jobs(clock: clock), clock: clock, observe: observeJob)
         var notifyLane = OutboxWorker.Configuration()
         notifyLane.lane = .notify
         announcements = Announcements(database: database, notifier: notifier, clock: clock)
-        notifyWorker = OutboxWorker(database: database, handlers: notifier.jobHandlers().merging(announcements.jobHandlers()) { first, _ in first },
-                                    groupHandlers: notifier.groupHandlers(), clock: clock, configuration: notifyLane, observe: observeJob)
+        notifyWorker = OutboxWorker(database: database, jobs: try notifier.jobs().merging(try announcements.jobs()), clock: clock,
+                                    configuration: notifyLane, observe: observeJob)
         let dispatcher = PushDispatcher(database: database, providers: configuration.push.providers, webhook: configuration.push.webhook,
                                         moderationWebhook: configuration.push.moderationWebhook, clock: clock, metrics: metrics)
         var pushLane = DeliveryWorker.Configuration()

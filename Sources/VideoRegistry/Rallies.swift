@@ -1,6 +1,6 @@
 import Auth
 import Crypto
-import Hooks
+import CloudHooks
 import Storage
 import Telemetry
 

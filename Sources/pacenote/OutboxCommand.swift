@@ -1,5 +1,5 @@
 import Foundation
-import Hooks
+import CloudHooks
 import JSON
 import SocialAPI
 import Storage

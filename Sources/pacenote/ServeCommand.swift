@@ -3,7 +3,7 @@ import Community
 import Delivery
 import Foundation
 import HTTP
-import Hooks
+import CloudHooks
 import SocialAPI
 import Telemetry
 

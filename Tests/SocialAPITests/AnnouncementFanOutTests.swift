@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Hooks
+import CloudHooks
 import Storage
 import Telemetry
 import Testing
@@ -35,10 +35,10 @@ struct AnnouncementFanOutTests {
         }
     }
 
-    static func worker(_ db: DialectDatabase, _ announcements: Announcements) -> OutboxWorker {
+    static func worker(_ db: DialectDatabase, _ announcements: Announcements) throws -> OutboxWorker {
         var lane = OutboxWorker.Configuration()
         lane.lane = .notify
-        return OutboxWorker(database: db.database, handlers: announcements.jobHandlers(), configuration: lane)
+        return OutboxWorker(database: db.database, jobs: try announcements.jobs(), configuration: lane)
     }
 
     static func announcements(_ db: DialectDatabase) -> Announcements {
@@ -55,7 +55,7 @@ struct AnnouncementFanOutTests {
         let db = try DialectDatabase(dialect)
         try Self.seed(db, users: Self.users)
         let announcements = Self.announcements(db)
-        let worker = Self.worker(db, announcements)
+        let worker = try Self.worker(db, announcements)
         let announcement = try announcements.create(Self.draft, createdBy: "admin")
         let started = ContinuousClock.now
         var passes = 0
@@ -75,7 +75,7 @@ struct AnnouncementFanOutTests {
         let db = try DialectDatabase(dialect)
         try Self.seed(db, users: 3_000)
         let announcements = Self.announcements(db)
-        let workers = [Self.worker(db, announcements), Self.worker(db, announcements)]
+        let workers = [try Self.worker(db, announcements), try Self.worker(db, announcements)]
         let announcement = try announcements.create(Self.draft, createdBy: "admin")
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             var idle = 0

@@ -1,6 +1,6 @@
 import Delivery
 import Foundation
-import Hooks
+import CloudHooks
 import Storage
 import Telemetry
 import TestSupport
@@ -37,19 +37,18 @@ final class FanOutGroupTests: XCTestCase {
         temp = nil
     }
 
-    private func worker(batchSize: Int = 1_000) -> OutboxWorker {
+    private func worker(batchSize: Int = 1_000) throws -> OutboxWorker {
         var configuration = Timelines.Configuration()
         configuration.batchSize = batchSize
         let timelines = Timelines(configuration: configuration)
         var lane = OutboxWorker.Configuration()
         lane.batchMillis = 10_000  // the whole batch runs: its later groups take many jobs
-        return OutboxWorker(database: temp.database, handlers: timelines.jobHandlers(clock: SystemClock()),
-                            groupHandlers: timelines.groupHandlers(clock: SystemClock()), configuration: lane)
+        return OutboxWorker(database: temp.database, jobs: try timelines.jobs(clock: SystemClock()), configuration: lane)
     }
 
     private func enqueueFanOut(_ activity: String, after: Int64 = 0) throws {
         try temp.database.write { c in
-            try Outbox().enqueue(kind: Timelines.JobKind.following, payload: JobInput.encode(["activity": .string(activity), "after": .int(after)]), now: 0, on: c)
+            try FollowingFanOut(activityID: activity, after: after).enqueue(now: 0, on: c)
         }
     }
 
@@ -74,7 +73,7 @@ final class FanOutGroupTests: XCTestCase {
 
     func testAGroupFansEveryActivityOutToEveryFollowerOnce() throws {
         for activity in ["x1", "x2", "x3", "x4"] { try enqueueFanOut(activity) }
-        let worker = worker()
+        let worker = try worker()
         XCTAssertEqual(try worker.runDueJobs(), 4)
         XCTAssertEqual(try rows(), everyFollowerHas(["x1", "x2", "x3", "x4"]))
         XCTAssertEqual(try states(), ["done", "done", "done", "done"])
@@ -89,7 +88,7 @@ final class FanOutGroupTests: XCTestCase {
     func testABadJobFailsAloneAndTheRestOfItsGroupIsDone() throws {
         try enqueueFanOut("x1")
         try enqueueFanOut("x2")
-        try temp.database.write { c in try Outbox().enqueue(kind: Timelines.JobKind.following, payload: "{}", now: 0, on: c) }
+        try temp.database.write { c in try Outbox().enqueue(kind: FollowingFanOut.kind, payload: "{}", now: 0, on: c) }
         try enqueueFanOut("x3")
         XCTAssertEqual(try worker().runDueJobs(), 4)
         XCTAssertEqual(try rows(), everyFollowerHas(["x1", "x2", "x3"]))
@@ -102,7 +101,7 @@ final class FanOutGroupTests: XCTestCase {
     /// step a job of its own, also when the first job ran in a group.
     func testAnAuthorWithMoreFollowersThanABatchContinuesInLaterJobs() throws {
         for activity in ["x1", "x2"] { try enqueueFanOut(activity) }
-        let worker = worker(batchSize: 2)
+        let worker = try worker(batchSize: 2)
         XCTAssertEqual(try worker.runDueJobs(), 2)
         XCTAssertEqual(try rows(), ["f1:x1", "f1:x2", "f2:x1", "f2:x2"], "the first two followers, by follow")
         let continued = try temp.database.read { c in
@@ -123,11 +122,10 @@ final class FanOutGroupTests: XCTestCase {
         var lane = OutboxWorker.Configuration()
         lane.lane = .notify
         lane.batchMillis = 10_000
-        let worker = OutboxWorker(database: temp.database, handlers: notifier.jobHandlers(), groupHandlers: notifier.groupHandlers(), configuration: lane)
+        let worker = OutboxWorker(database: temp.database, jobs: try notifier.jobs(), configuration: lane)
         let enqueue = { (activity: String) in
             try self.temp.database.write { c in
-                try Outbox().enqueue(kind: Notifier.JobKind.following, payload: JobInput.encode(["activity": .string(activity), "after": .int(0), "push": .bool(false)]),
-                                     lane: .notify, now: 0, on: c)
+                try FollowersNotice(activityID: activity, after: 0, push: false).enqueue(now: 0, on: c)
             }
         }
         for activity in ["x1", "x2", "x3"] { try enqueue(activity) }

@@ -1,6 +1,6 @@
 import Delivery
 import Foundation
-import Hooks
+import CloudHooks
 import Storage
 import Telemetry
 import XCTest
@@ -35,8 +35,7 @@ final class FollowingCleanupTests: XCTestCase {
     @discardableResult
     private func runFeedJobs() throws -> Int {
         let timelines = Timelines(configuration: .init())
-        let worker = OutboxWorker(database: app.application.database, handlers: timelines.jobHandlers(clock: SystemClock()),
-                                  groupHandlers: timelines.groupHandlers(clock: SystemClock()))
+        let worker = OutboxWorker(database: app.application.database, jobs: try timelines.jobs(clock: SystemClock()))
         var ran = 0
         while case let jobs = try worker.runDueJobs(), jobs > 0 { ran += jobs }
         return ran
@@ -58,10 +57,10 @@ final class FollowingCleanupTests: XCTestCase {
 
     func testALikeTakenBackBeforeItsFanOutLeavesNoJobsAndNoRows() throws {
         XCTAssertEqual(app.request("PUT", "/v1/videos/\(videoID)/like", token: fan).status, 200)
-        XCTAssertEqual(try feedJobs(Timelines.JobKind.following), 1, "the like's fan-out waits in the outbox")
+        XCTAssertEqual(try feedJobs(FollowingFanOut.kind), 1, "the like's fan-out waits in the outbox")
         XCTAssertEqual(app.request("DELETE", "/v1/videos/\(videoID)/like", token: fan).status, 200)
-        XCTAssertEqual(try feedJobs(Timelines.JobKind.following), 0, "withdrawn")
-        XCTAssertEqual(try feedJobs(Timelines.JobKind.followingCleanup), 0, "nothing to clean: no follower followed since the like")
+        XCTAssertEqual(try feedJobs(FollowingFanOut.kind), 0, "withdrawn")
+        XCTAssertEqual(try feedJobs(FollowingCleanup.kind), 0, "nothing to clean: no follower followed since the like")
         XCTAssertEqual(try runFeedJobs(), 0)
         XCTAssertEqual(try likeRows(), 0)
     }
@@ -71,7 +70,7 @@ final class FollowingCleanupTests: XCTestCase {
         XCTAssertEqual(try runFeedJobs(), 1)
         XCTAssertEqual(try likeRows(), 1, "the follower's feed has the like")
         XCTAssertEqual(app.request("DELETE", "/v1/videos/\(videoID)/like", token: fan).status, 200)
-        XCTAssertEqual(try feedJobs(Timelines.JobKind.followingCleanup), 1)
+        XCTAssertEqual(try feedJobs(FollowingCleanup.kind), 1)
         XCTAssertEqual(try runFeedJobs(), 1)
         XCTAssertEqual(try likeRows(), 0, "the row went with the like")
     }
@@ -85,8 +84,8 @@ final class FollowingCleanupTests: XCTestCase {
         XCTAssertEqual(app.request("PUT", "/v1/users/\(fanID)/follow", token: newcomer).status, 200)
         XCTAssertEqual(try likeRows(), 1, "the newcomer's feed has the like already")
         XCTAssertEqual(app.request("DELETE", "/v1/videos/\(videoID)/like", token: fan).status, 200)
-        XCTAssertEqual(try feedJobs(Timelines.JobKind.following), 0, "withdrawn")
-        XCTAssertEqual(try feedJobs(Timelines.JobKind.followingCleanup), 1, "a clean-up for the newer follower")
+        XCTAssertEqual(try feedJobs(FollowingFanOut.kind), 0, "withdrawn")
+        XCTAssertEqual(try feedJobs(FollowingCleanup.kind), 1, "a clean-up for the newer follower")
         try runFeedJobs()
         XCTAssertEqual(try likeRows(), 0)
     }

@@ -158,7 +158,7 @@ final class NotifierTests: XCTestCase {
 
     private func followingJobs(_ app: TestApplication) throws -> Int {
         try app.application.database.read { c in
-            try c.fetchValue("SELECT COUNT(*) FROM outbox WHERE kind = \(Notifier.JobKind.following)", as: Int.self) ?? 0
+            try c.fetchValue("SELECT COUNT(*) FROM outbox WHERE kind = \(FollowersNotice.kind)", as: Int.self) ?? 0
         }
     }
 }

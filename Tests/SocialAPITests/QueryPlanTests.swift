@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 @testable import Community
 @testable import Auth
-@testable import Hooks
+@testable import CloudHooks
 @testable import Delivery
 @testable import SocialAPI
 
@@ -204,8 +204,8 @@ final class QueryPlanTests: XCTestCase {
             try c.execute("INSERT INTO activities (id, type, from_user_id, to_user_id, created_at) VALUES ('a', 4, 'u', 'v', 1), ('f', 4, 'r', 'u', 0)")
         }
         let timelines = Timelines(configuration: .init(syncLimit: 1_000))
-        let notify = try XCTUnwrap(Notifier(configuration: .init(), clock: SystemClock()).groupHandlers()[Notifier.JobKind.following])
-        let job = OutboxJob(seq: 1, kind: Notifier.JobKind.following, payload: #"{"activity":"a","after":0,"push":false}"#, attempts: 1)
+        let notify = try XCTUnwrap(try Notifier(configuration: .init(), clock: SystemClock()).jobs().groupHandlers[FollowersNotice.kind])
+        let job = OutboxJob(seq: 1, kind: FollowersNotice.kind, payload: #"{"activity":"a","after":0,"push":false}"#, attempts: 1)
         let plans = try plans { c in
             _ = try timelines.fanOutActivities(["a"], maxFollowers: 1_000, on: c)
             try notify([job], c)

@@ -1,6 +1,6 @@
 import Auth
 import Crypto
-import Hooks
+import CloudHooks
 import JSON
 import Storage
 import Telemetry
@@ -29,11 +29,6 @@ package struct Announcements: Sendable {
     /// Recipients per batch (one outbox job each). 2,000 rows is a few milliseconds of
     /// INSERT … SELECT; 20,000 users take ten jobs.
     package static let batchSize = 2_000
-
-    package enum JobKind {
-        /// One batch of an announcement's fan-out (`notify` lane); the first claims it.
-        package static let send = "notify.announcement"
-    }
 
     private let database: any Database
     private let notifier: Notifier
@@ -66,8 +61,8 @@ package struct Announcements: Sendable {
             let sendAt = max(now, checked.sendAt ?? now)
             let announcement = try store.insert(id: try SecureRandom.alphanumericID(), draft: checked, sendAt: sendAt, createdBy: createdBy,
                                                 now: now, on: connection)
-            try outbox.enqueue(kind: JobKind.send, payload: Self.payload(id: announcement.id, after: 0),
-                               idempotencyKey: Self.scheduleKey(announcement.id), lane: .notify, availableAt: sendAt, now: now, on: connection)
+            try AnnouncementBatch(announcementID: announcement.id, after: 0)
+                .enqueue(idempotencyKey: Self.scheduleKey(announcement.id), availableAt: sendAt, now: now, on: connection)
             return announcement
         }
     }
@@ -118,13 +113,10 @@ package struct Announcements: Sendable {
 
     // MARK: The notify lane
 
-    package func jobHandlers() -> [String: OutboxWorker.Handler] {
-        [
-            JobKind.send: { job, connection in
-                let input = try JobInput(job)
-                try send(id: try input.string("announcement"), after: try input.int("after"), on: connection)
-            },
-        ]
+    package func jobs() throws -> OutboxJobTable {
+        var table = OutboxJobTable()
+        try table.on(AnnouncementBatch.self) { job, connection in try send(id: job.announcementID, after: job.after, on: connection) }
+        return table
     }
 
     /// One batch: the first (`after` 0) claims the announcement, or does nothing if it was
@@ -138,13 +130,25 @@ package struct Announcements: Sendable {
         if let seqs = try store.insertNotifications(announcement, after: after, upTo: upTo, now: now, on: connection) {
             try notifier.queueDeliveries(seqs: seqs, now: now, on: connection)
         }
-        try outbox.enqueue(kind: JobKind.send, payload: Self.payload(id: id, after: upTo),
-                           idempotencyKey: "announcement:\(id):\(upTo)", lane: .notify, now: now, on: connection)
-    }
-
-    private static func payload(id: String, after: Int64) -> String {
-        JobInput.encode(["announcement": .string(id), "after": .int(after)])
+        try AnnouncementBatch(announcementID: id, after: upTo).enqueue(idempotencyKey: "announcement:\(id):\(upTo)", now: now, on: connection)
     }
 
     private static func scheduleKey(_ id: String) -> String { "announcement:\(id)" }
+}
+
+/// One batch of an announcement's fan-out (`notify` lane); the first (`after` 0) claims it.
+package struct AnnouncementBatch: OutboxJobKind, Equatable {
+    package static let kind = "notify.announcement"
+    package static let lane = OutboxLane.notify
+    package var announcementID: String
+    package var after: Int64
+
+    package var payload: [String: JSONValue] { ["announcement": .string(announcementID), "after": .int(after)] }
+    package init(announcementID: String, after: Int64) {
+        self.announcementID = announcementID
+        self.after = after
+    }
+    package init(_ input: JobInput) throws {
+        self.init(announcementID: try input.string("announcement"), after: try input.int("after"))
+    }
 }

@@ -1,5 +1,5 @@
 import Auth
-import Hooks
+import CloudHooks
 import Storage
 import Telemetry
 import VideoRegistry

@@ -1,4 +1,4 @@
-import Hooks
+import CloudHooks
 import JSON
 import Storage
 import Telemetry
@@ -67,13 +67,6 @@ package struct Timelines: Sendable {
     /// pages. Deeper made the import of a large community write 16 million rows (BENCHMARKS.md).
     package static let followingDepth = TimelineRebuild.defaultFollowingDepth
 
-    package enum JobKind {
-        package static let home = "fanout.home"
-        package static let following = "fanout.following"
-        package static let backfill = "backfill.home"
-        package static let followingCleanup = "cleanup.following"
-    }
-
     package let configuration: Configuration
 
     package init(configuration: Configuration) {
@@ -110,7 +103,7 @@ package struct Timelines: Sendable {
                 ON CONFLICT DO NOTHING
                 """)
         } rest: { last in
-            try enqueue(JobKind.home, ["video": .string(videoID), "after": .int(last)], now: now, on: connection)
+            try HomeFanOut(videoID: videoID, after: last).enqueue(now: now, on: connection)
         }
     }
 
@@ -122,8 +115,8 @@ package struct Timelines: Sendable {
             SELECT a.seq FROM activities a
             WHERE a.id = \(activityID) AND EXISTS (SELECT 1 FROM activities f WHERE f.type = \(ActivityKind.follow.sql) AND f.to_user_id = a.from_user_id)
             """, as: Int64.self) else { return }
-        try outbox.enqueue(kind: JobKind.following, payload: JobInput.encode(["activity": .string(activityID), "after": .int(0)]),
-                           idempotencyKey: Self.fanOutKey(activitySeq: seq, activityID: activityID), now: now, on: connection)
+        try FollowingFanOut(activityID: activityID, after: 0).enqueue(idempotencyKey: Self.fanOutKey(activitySeq: seq, activityID: activityID),
+                                                                      now: now, on: connection)
     }
 
     /// The key of an activity's first fan-out job. Led by the seq, so that consecutive keys
@@ -131,7 +124,7 @@ package struct Timelines: Sendable {
     /// would dirty a page of it anywhere per like); the id makes it unique although SQLite may
     /// give a deleted activity's seq to the next one.
     package static func fanOutKey(activitySeq: Int64, activityID: String) -> String {
-        "\(JobKind.following):\(activitySeq):\(activityID)"
+        "\(FollowingFanOut.kind):\(activitySeq):\(activityID)"
     }
 
     package func fanOutActivity(activityID: String, afterFollow: Int64, limit: Int, now: Int64, on connection: any DatabaseConnection) throws {
@@ -146,7 +139,7 @@ package struct Timelines: Sendable {
                 ON CONFLICT DO NOTHING
                 """)
         } rest: { last in
-            try enqueue(JobKind.following, ["activity": .string(activityID), "after": .int(last)], now: now, on: connection)
+            try FollowingFanOut(activityID: activityID, after: last).enqueue(now: now, on: connection)
         }
     }
 
@@ -217,10 +210,7 @@ package struct Timelines: Sendable {
             ON CONFLICT DO NOTHING
             """)
         if videos.count > limit {
-            try enqueue(JobKind.backfill, [
-                "follower": .string(followerID), "target": .string(targetID),
-                "beforeTime": .int(oldest.0), "beforeSeq": .int(oldest.1),
-            ], now: now, on: connection)
+            try HomeBackfill(followerID: followerID, targetID: targetID, beforeTime: oldest.0, beforeSeq: oldest.1).enqueue(now: now, on: connection)
         }
     }
 
@@ -265,9 +255,7 @@ package struct Timelines: Sendable {
                     WHERE f.to_user_id = \(actorID) AND f.type = \(ActivityKind.follow.sql) AND f.seq > \(afterFollow) AND f.seq <= \(last))
                 """)
         } rest: { last in
-            try enqueue(JobKind.followingCleanup, [
-                "actor": .string(actorID), "activity": .int(activitySeq), "createdAt": .int(createdAt), "after": .int(last),
-            ], now: now, on: connection)
+            try FollowingCleanup(actorID: actorID, activitySeq: activitySeq, createdAt: createdAt, after: last).enqueue(now: now, on: connection)
         }
     }
 
@@ -303,49 +291,33 @@ package struct Timelines: Sendable {
 
     // MARK: Outbox jobs
 
-    /// The outbox handlers that continue fan-outs too large for one request.
-    package func jobHandlers(clock: any WallClock) -> [String: OutboxWorker.Handler] {
+    /// The feed lane's jobs (`FeedJobs.swift`): the fan-outs and clean-ups too large for one
+    /// request, and the fan-out of many new activities at once (`OutboxWorker.GroupHandler`).
+    package func jobs(clock: any WallClock) throws -> OutboxJobTable {
         let batch = configuration.batchSize
-        return [
-            JobKind.home: { job, connection in
-                let input = try JobInput(job)
-                try fanOutVideo(videoID: try input.string("video"), afterFollow: try input.int("after"), limit: batch, now: clock.nowMillis(), on: connection)
-            },
-            JobKind.following: { job, connection in
-                let input = try JobInput(job)
-                try fanOutActivity(activityID: try input.string("activity"), afterFollow: try input.int("after"), limit: batch, now: clock.nowMillis(), on: connection)
-            },
-            JobKind.followingCleanup: { job, connection in
-                let input = try JobInput(job)
-                try removeActivity(
-                    actorID: try input.string("actor"), activitySeq: try input.int("activity"), createdAt: try input.int("createdAt"),
-                    afterFollow: try input.int("after"), limit: batch, now: clock.nowMillis(), on: connection)
-            },
-            JobKind.backfill: { job, connection in
-                let input = try JobInput(job)
-                try backfillHome(
-                    followerID: try input.string("follower"), targetID: try input.string("target"),
-                    before: (try input.int("beforeTime"), try input.int("beforeSeq")), limit: batch,
-                    now: clock.nowMillis(), on: connection)
-            },
-        ]
-    }
-
-    /// The outbox handlers that run many jobs of a kind at once (`OutboxWorker.GroupHandler`).
-    package func groupHandlers(clock: any WallClock) -> [String: OutboxWorker.GroupHandler] {
-        let batch = configuration.batchSize
-        return [
-            JobKind.following: { jobs, connection in
-                let inputs = try jobs.map { job in
-                    let input = try JobInput(job)
-                    return (activity: try input.string("activity"), after: try input.int("after"))
-                }
-                let finished = try fanOutActivities(inputs.filter { $0.after == 0 }.map(\.activity), maxFollowers: batch, on: connection)
-                for input in inputs where !(input.after == 0 && finished.contains(input.activity)) {
-                    try fanOutActivity(activityID: input.activity, afterFollow: input.after, limit: batch, now: clock.nowMillis(), on: connection)
-                }
-            },
-        ]
+        var table = OutboxJobTable()
+        try table.on(HomeFanOut.self) { job, connection in
+            try fanOutVideo(videoID: job.videoID, afterFollow: job.after, limit: batch, now: clock.nowMillis(), on: connection)
+        }
+        try table.on(FollowingFanOut.self) { job, connection in
+            try fanOutActivity(activityID: job.activityID, afterFollow: job.after, limit: batch, now: clock.nowMillis(), on: connection)
+        }
+        try table.on(FollowingCleanup.self) { job, connection in
+            try removeActivity(actorID: job.actorID, activitySeq: job.activitySeq, createdAt: job.createdAt, afterFollow: job.after,
+                               limit: batch, now: clock.nowMillis(), on: connection)
+        }
+        try table.on(HomeBackfill.self) { job, connection in
+            try backfillHome(followerID: job.followerID, targetID: job.targetID, before: (job.beforeTime, job.beforeSeq), limit: batch,
+                             now: clock.nowMillis(), on: connection)
+        }
+        try table.onGroups(FollowingFanOut.self) { jobs, connection in
+            let inputs = jobs.map(\.input)
+            let finished = try fanOutActivities(inputs.filter { $0.after == 0 }.map(\.activityID), maxFollowers: batch, on: connection)
+            for input in inputs where !(input.after == 0 && finished.contains(input.activityID)) {
+                try fanOutActivity(activityID: input.activityID, afterFollow: input.after, limit: batch, now: clock.nowMillis(), on: connection)
+            }
+        }
+        return table
     }
 
     /// The fan-out of many new activities in one statement: every activity of `activityIDs`
@@ -411,9 +383,5 @@ package struct Timelines: Sendable {
 
     private func seq(ofUser id: String, on connection: any DatabaseConnection) throws -> Int64? {
         try connection.fetchValue("SELECT seq FROM users WHERE id = \(id)", as: Int64.self)
-    }
-
-    private func enqueue(_ kind: String, _ payload: [String: JSONValue], now: Int64, on connection: any DatabaseConnection) throws {
-        try outbox.enqueue(kind: kind, payload: JobInput.encode(payload), now: now, on: connection)
     }
 }

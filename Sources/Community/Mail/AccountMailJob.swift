@@ -1,12 +1,13 @@
 import Auth
-import Hooks
+import CloudHooks
 import JSON
 import Storage
 
 /// What one job of the mail lane asks for, as its payload says.
-package enum AccountMailJob: Equatable {
+package enum AccountMailJob: OutboxJobKind, Equatable {
     /// The outbox kind of every job of the mail lane.
     package static let kind = "mail.account"
+    package static let lane = OutboxLane.mail
 
     case token(AccountMail)
     case resetRequest(PasswordResetRequest)
@@ -18,12 +19,8 @@ package enum AccountMailJob: Equatable {
     private static let emailChangedPurpose = "email_changed"
     private static let identityLinkedPurpose = "identity_linked"
 
-    /// Queues the job inside the caller's write. The payload is never a token: a token mail
-    /// carries its nonce, and the dispatcher rebuilds the token from it.
-    package func enqueue(now: Int64, on connection: any DatabaseConnection) throws {
-        try Outbox().enqueue(kind: Self.kind, payload: JobInput.encode(payload), lane: .mail, now: now, on: connection)
-    }
-
+    // The payload is never a token: a token mail carries its nonce, and the dispatcher
+    // rebuilds the token from it.
     package var payload: [String: JSONValue] {
         switch self {
         case .token(let mail):

@@ -1,6 +1,6 @@
 import Auth
 import Crypto
-import Hooks
+import CloudHooks
 import JSON
 import Storage
 import Telemetry
@@ -22,11 +22,7 @@ package struct ModerationAlerts: Sendable {
         case ban
     }
 
-    /// One alert to the moderation webhook (`push` lane).
-    package static let jobKind = "push.moderation"
-
     private let clock: any WallClock
-    private let outbox = Outbox()
 
     package init(clock: any WallClock) {
         self.clock = clock
@@ -67,8 +63,7 @@ package struct ModerationAlerts: Sendable {
         body["id"] = .string(id)
         body["event"] = .string(event.rawValue)
         body["createdAt"] = .string(ISO8601Millis.format(millisecondsSince1970: time))
-        try outbox.enqueue(kind: Self.jobKind, payload: JSONValue.object(body).encodedText, idempotencyKey: "moderation:\(id)",
-                           lane: .push, now: clock.nowMillis(), on: connection)
+        try ModerationAlert(body: body).enqueue(idempotencyKey: "moderation:\(id)", now: clock.nowMillis(), on: connection)
     }
 
     private static func video(_ video: Video, flags: Int) -> JSONValue {
@@ -76,5 +71,23 @@ package struct ModerationAlerts: Sendable {
             "id": .string(video.id), "title": .string(video.title), "ownerId": .string(video.ownerID),
             "rallyId": .string(video.rallyID), "flagsCount": .int(Int64(flags)), "hidden": .bool(video.hidden),
         ])
+    }
+}
+
+/// One alert to the moderation webhook (`push` lane): its body, built when it was queued, is
+/// what the webhook receives, as is; `id` its idempotency key there.
+package struct ModerationAlert: OutboxJobKind, Equatable {
+    package static let kind = "push.moderation"
+    package static let lane = OutboxLane.push
+    package var body: [String: JSONValue]
+
+    package var payload: [String: JSONValue] { body }
+    package var id: String { body["id"]?.stringValue ?? "" }
+    package init(body: [String: JSONValue]) {
+        self.body = body
+    }
+    package init(_ input: JobInput) throws {
+        _ = try input.string("id")
+        self.init(body: input.fields)
     }
 }

@@ -1,5 +1,5 @@
 import Auth
-import Hooks
+import CloudHooks
 import JSON
 import Storage
 import Telemetry
@@ -39,15 +39,6 @@ package struct Notifier: Sendable {
         package var pushes: Bool { !platforms.isEmpty || webhook }
     }
 
-    package enum JobKind {
-        package static let newVideo = "notify.new_video"
-        package static let following = "notify.following"
-        /// One notification to one installation (`push` lane).
-        package static let device = "push.device"
-        /// One notification to the operator's webhook (`push` lane).
-        package static let webhook = "push.webhook"
-    }
-
     package let configuration: Configuration
     package let clock: any WallClock
     private let store = NotificationStore()
@@ -65,7 +56,7 @@ package struct Notifier: Sendable {
         }
         registry.afterSave(Video.self) { event in
             guard event.isInsert, !event.entity.hidden else { return }
-            try enqueue(JobKind.newVideo, ["video": .string(event.entity.id), "after": .int(0)], on: event.connection)
+            try NewVideoBroadcast(videoID: event.entity.id, after: 0).enqueue(now: clock.nowMillis(), on: event.connection)
         }
     }
 
@@ -83,7 +74,7 @@ package struct Notifier: Sendable {
         }
         if try someFollowerMayWant(activity, on: connection) {
             let push = try mayPush(kind, key: "following-like|\(activity.fromUserID)|\(activity.videoID ?? "")", now: now, on: connection)
-            try enqueue(JobKind.following, ["activity": .string(activity.id), "after": .int(0), "push": .bool(push)], on: connection)
+            try FollowersNotice(activityID: activity.id, after: 0, push: push).enqueue(now: clock.nowMillis(), on: connection)
         }
     }
 
@@ -126,49 +117,41 @@ package struct Notifier: Sendable {
 
     // MARK: The notify lane
 
-    package func jobHandlers() -> [String: OutboxWorker.Handler] {
-        [
-            JobKind.newVideo: { job, connection in
-                let input = try JobInput(job)
-                try broadcastNewVideo(videoID: try input.string("video"), after: try input.int("after"), on: connection)
-            },
-            JobKind.following: { job, connection in
-                let input = try JobInput(job)
-                try notifyFollowers(activityID: try input.string("activity"), after: try input.int("after"), push: try input.bool("push"), on: connection)
-            },
-        ]
-    }
-
-    /// The `notify.following` jobs of a group at once (`OutboxWorker.GroupHandler`): one
-    /// statement finds the new activities (`after` 0) some follower of whose author wants to
-    /// hear of them, and only those run as single jobs. Most followers leave
-    /// `followingActivity` off, so most jobs (every comment and like has one) end with that
-    /// statement instead of a look-up and a followers' scan each. SQLite only (`json_each`;
-    /// the followers index named, as in `Timelines.fanOutActivities`, and the small index of
-    /// the users who want these, so that no follower's row is read: migration 0013).
-    package func groupHandlers() -> [String: OutboxWorker.GroupHandler] {
-        let single = jobHandlers()
-        return [
-            JobKind.following: { jobs, connection in
-                guard let handler = single[JobKind.following] else { return }
-                var fresh: [String: OutboxJob] = [:], run: [OutboxJob] = []
-                for job in jobs {
-                    let input = try JobInput(job)
-                    if try input.int("after") == 0 { fresh[try input.string("activity")] = job } else { run.append(job) }
-                }
-                let heard = try connection.fetchAll("""
-                    SELECT a.id FROM activities a
-                    WHERE a.id IN (SELECT value FROM json_each(\(JSONValue.arrayText(Array(fresh.keys)))))
-                      AND EXISTS (
-                        SELECT 1 FROM activities f INDEXED BY activities_followers
-                        JOIN users r INDEXED BY users_following_activity ON r.id = f.from_user_id
-                        WHERE f.to_user_id = a.from_user_id AND f.type = \(ActivityKind.follow.sql)
-                          AND r.id <> a.to_user_id AND r.banned_at IS NULL AND r.notify_following_activity = TRUE)
-                    """).map { try $0.decode("id", as: String.self) }
-                run += heard.compactMap { fresh[$0] }
-                for job in run.sorted(by: { $0.seq < $1.seq }) { try handler(job, connection) }
-            },
-        ]
+    /// The notify lane's jobs (`NotifyJobs.swift`), and the `notify.following` jobs of a group
+    /// at once (`OutboxWorker.GroupHandler`): one statement finds the new activities (`after`
+    /// 0) some follower of whose author wants to hear of them, and only those run as single
+    /// jobs. Most followers leave `followingActivity` off, so most jobs (every comment and like
+    /// has one) end with that statement instead of a look-up and a followers' scan each. SQLite
+    /// only (`json_each`; the followers index named, as in `Timelines.fanOutActivities`, and
+    /// the small index of the users who want these, so that no follower's row is read:
+    /// migration 0013).
+    package func jobs() throws -> OutboxJobTable {
+        var table = OutboxJobTable()
+        try table.on(NewVideoBroadcast.self) { job, connection in
+            try broadcastNewVideo(videoID: job.videoID, after: job.after, on: connection)
+        }
+        let notify: @Sendable (FollowersNotice, any DatabaseConnection) throws -> Void = { job, connection in
+            try notifyFollowers(activityID: job.activityID, after: job.after, push: job.push, on: connection)
+        }
+        try table.on(FollowersNotice.self, notify)
+        try table.onGroups(FollowersNotice.self) { jobs, connection in
+            var fresh: [String: (job: OutboxJob, input: FollowersNotice)] = [:], run: [(job: OutboxJob, input: FollowersNotice)] = []
+            for entry in jobs {
+                if entry.input.after == 0 { fresh[entry.input.activityID] = entry } else { run.append(entry) }
+            }
+            let heard = try connection.fetchAll("""
+                SELECT a.id FROM activities a
+                WHERE a.id IN (SELECT value FROM json_each(\(JSONValue.arrayText(Array(fresh.keys)))))
+                  AND EXISTS (
+                    SELECT 1 FROM activities f INDEXED BY activities_followers
+                    JOIN users r INDEXED BY users_following_activity ON r.id = f.from_user_id
+                    WHERE f.to_user_id = a.from_user_id AND f.type = \(ActivityKind.follow.sql)
+                      AND r.id <> a.to_user_id AND r.banned_at IS NULL AND r.notify_following_activity = TRUE)
+                """).map { try $0.decode("id", as: String.self) }
+            run += heard.compactMap { fresh[$0] }
+            for entry in run.sorted(by: { $0.job.seq < $1.job.seq }) { try notify(entry.input, connection) }
+        }
+        return table
     }
 
     /// One batch of a new video's broadcast; the next batch is another job.
@@ -182,7 +165,7 @@ package struct Notifier: Sendable {
             try queueDeliveries(seqs: seqs, now: now, on: connection)
         }
         if batch.ids.count == configuration.batchSize, let last = batch.last {
-            try enqueue(JobKind.newVideo, ["video": .string(videoID), "after": .int(last)], on: connection)
+            try NewVideoBroadcast(videoID: videoID, after: last).enqueue(now: now, on: connection)
         }
     }
 
@@ -198,7 +181,7 @@ package struct Notifier: Sendable {
             try queueDeliveries(seqs: seqs, now: now, on: connection)
         }
         if batch.full, let last = batch.last {
-            try enqueue(JobKind.following, ["activity": .string(activityID), "after": .int(last), "push": .bool(push)], on: connection)
+            try FollowersNotice(activityID: activityID, after: last, push: push).enqueue(now: now, on: connection)
         }
     }
 
@@ -210,7 +193,7 @@ package struct Notifier: Sendable {
         if !configuration.platforms.isEmpty {
             let platforms = SQL.joined(configuration.platforms.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue)" }, separator: ", ")
             try outbox.enqueue(
-                kind: JobKind.device, payload: SQL.jsonObject(["n": "n.id", "i": "i.id"], for: connection.dialect),
+                kind: DeviceDelivery.kind, payload: DeviceDelivery.payloadSQL(for: connection.dialect),
                 idempotencyKey: "'push:' || n.id || ':' || i.id", lane: .push, from: """
                     FROM notifications n JOIN installations i ON i.user_id = n.user_id
                     WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound) AND i.platform IN (\(platforms))
@@ -218,13 +201,9 @@ package struct Notifier: Sendable {
         }
         if configuration.webhook {
             try outbox.enqueue(
-                kind: JobKind.webhook, payload: SQL.jsonObject(["n": "n.id"], for: connection.dialect), idempotencyKey: "'webhook:' || n.id",
+                kind: WebhookNotice.kind, payload: WebhookNotice.payloadSQL(for: connection.dialect), idempotencyKey: "'webhook:' || n.id",
                 lane: .push, from: "FROM notifications n WHERE n.seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound)",
                 now: now, on: connection)
         }
-    }
-
-    private func enqueue(_ kind: String, _ payload: [String: JSONValue], on connection: any DatabaseConnection) throws {
-        try outbox.enqueue(kind: kind, payload: JobInput.encode(payload), lane: .notify, now: clock.nowMillis(), on: connection)
     }
 }

@@ -1,6 +1,6 @@
 import Auth
 import Community
-import Hooks
+import CloudHooks
 import JSON
 import Storage
 import Telemetry

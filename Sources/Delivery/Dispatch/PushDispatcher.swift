@@ -1,6 +1,6 @@
 import Community
 import Crypto
-import Hooks
+import CloudHooks
 import JSON
 import Storage
 import Telemetry
@@ -138,16 +138,19 @@ package struct PushDispatcher: Sendable {
     // MARK: Preparing
 
     private func prepare(_ job: OutboxJob, index: Int, on connection: any DatabaseConnection) throws -> Preparation {
-        if job.kind == ModerationAlerts.jobKind {
+        let notificationID: String, installationID: String?
+        switch job.kind {
+        case ModerationAlert.kind:
             // The payload is the alert's body, built when it was queued; sent as is.
-            guard let id = try? JobInput(job).string("id") else { return .settled(.failed("malformed payload")) }
-            return .ready(Prepared(index: index, target: .moderation(WebhookDelivery(id: id, body: Array(job.payload.utf8))), createdAt: clock.nowMillis()))
+            guard let alert = try? ModerationAlert.decode(job) else { return .settled(.failed("malformed payload")) }
+            return .ready(Prepared(index: index, target: .moderation(WebhookDelivery(id: alert.id, body: Array(job.payload.utf8))), createdAt: clock.nowMillis()))
+        case DeviceDelivery.kind:
+            guard let delivery = try? DeviceDelivery.decode(job) else { return .settled(.failed("malformed payload")) }
+            (notificationID, installationID) = (delivery.notificationID, delivery.installationID)
+        default:
+            guard let delivery = try? WebhookNotice.decode(job) else { return .settled(.failed("malformed payload")) }
+            (notificationID, installationID) = (delivery.notificationID, nil)
         }
-        guard let input = try? JobInput(job), let notificationID = try? input.string("n") else {
-            return .settled(.failed("malformed payload"))
-        }
-        let installationID = try? input.string("i")
-        if job.kind == Notifier.JobKind.device, installationID == nil { return .settled(.failed("malformed payload")) }
         guard let row = try connection.fetchOne(Self.load(notificationID: notificationID, installationID: installationID)) else {
             return .settled(.skipped("the notification or the device is gone"))
         }

@@ -1,6 +1,6 @@
 import Community
 import Delivery
-import Hooks
+import CloudHooks
 import JSON
 
 /// An item of `GET /v1/moderation/queue`: the video, how often and why it was flagged, and

@@ -1,6 +1,6 @@
 import Auth
 import Community
-import Hooks
+import CloudHooks
 import Storage
 import VideoRegistry
 

@@ -2,7 +2,7 @@ import Auth
 import Community
 import Delivery
 import HTTP
-import Hooks
+import CloudHooks
 import Storage
 
 /// API.md "Accounts and sessions": sign-up, login, logout, the caller's own account, and

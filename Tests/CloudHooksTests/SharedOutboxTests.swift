@@ -5,7 +5,7 @@ import Synchronization
 import Telemetry
 import TestSupport
 import XCTest
-@testable import Hooks
+@testable import CloudHooks
 
 /// One outbox on PostgreSQL shared by workers of several servers: each server is a `Database`
 /// of its own (its own sessions) on one schema, as two `pacenote serve` processes are. Every

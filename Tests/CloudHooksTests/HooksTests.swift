@@ -2,7 +2,7 @@ import Storage
 import Synchronization
 import TestSupport
 import XCTest
-@testable import Hooks
+@testable import CloudHooks
 
 final class HooksTests: XCTestCase {
     private func insert(_ parent: Parent, _ c: any DatabaseConnection) throws {

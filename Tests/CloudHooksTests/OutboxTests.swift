@@ -1,4 +1,4 @@
-import Hooks
+import CloudHooks
 import Schema
 import Storage
 import Synchronization

@@ -1,4 +1,4 @@
-import Hooks
+import CloudHooks
 import Storage
 import Synchronization
 import TestSupport

@@ -1,4 +1,4 @@
-import Hooks
+import CloudHooks
 import Testing
 
 /// The outbox's transitions are decided before anything is written, from the attempt's result
