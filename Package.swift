@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "PostgresStorage", "Schema", "TestSupport", "Telemetry"]),
         .testTarget(name: "CommunityTests", dependencies: ["Community", "CloudHooks", "JSON", "Storage", "Telemetry", "TestSupport"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
-        .testTarget(name: "PushTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
+        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "CloudHooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),
         .testTarget(name: "PublicWebTests", dependencies: ["PublicWeb", "Auth", "VideoRegistry", "JSON"]),
         .testTarget(name: "ParseRESTTests", dependencies: ["ParseREST", "Storage", "SQLiteStorage", "PostgresStorage", "Schema", "JSON", "HTTP", "TestSupport"]),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A local stand-in for APNs, FCM (token endpoint and send) and a webhook relay, for PushTests.
+"""A local stand-in for APNs, FCM (token endpoint and send) and a webhook relay, for DeliveryTests.
 
 It speaks HTTP/2 over TLS only (ALPN "h2"), with a certificate from a CA it creates for the
 run (trustme), on 127.0.0.1 and a free port. It also creates the keys a test needs: an APNs
