@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "VideoRegistryTests", dependencies: ["VideoRegistry", "Storage", "Auth", "CloudHooks", "Telemetry"]),
         .testTarget(name: "CloudHooksTests", dependencies: ["CloudHooks", "Storage", "PostgresStorage", "Schema", "TestSupport", "Telemetry"]),
-        .testTarget(name: "CommunityTests", dependencies: ["Community", "CloudHooks", "JSON", "Storage", "Telemetry", "TestSupport"]),
+        .testTarget(name: "CommunityTests", dependencies: ["Community", "Auth", "VideoRegistry", "CloudHooks", "JSON", "Storage", "Telemetry", "TestSupport"]),
         // Push providers against local HTTP/2 stand-ins (Tests/Support/standins, Python).
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Crypto", "JSON", "Storage", "TestSupport", "Telemetry"]),
         .testTarget(name: "SocialAPITests", dependencies: ["SocialAPI", "Community", "CloudHooks", "Delivery", "HTTP", "Storage", "SQLiteStorage", "PostgresStorage", "Auth", "TestSupport", "Telemetry"]),

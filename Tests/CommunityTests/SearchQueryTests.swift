@@ -3,7 +3,6 @@ import Storage
 import TestSupport
 import XCTest
 @testable import Community
-@testable import SocialAPI
 
 final class SearchQueryTests: XCTestCase {
     private func words(_ text: String) -> [String]? { SearchQuery(text)?.words }

@@ -1,4 +1,3 @@
-import Delivery
 import Foundation
 import CloudHooks
 import Storage
@@ -6,7 +5,6 @@ import Telemetry
 import TestSupport
 import XCTest
 @testable import Community
-@testable import SocialAPI
 
 /// The feed lane's group runs (SQLite): the `fanout.following` jobs of a batch go out in one
 /// statement, with the same rows, exactly once, as one job at a time would write.
